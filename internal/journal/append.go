@@ -1,0 +1,132 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// Append adds recs to the end of the journal, in order, as one write: a
+// concurrent reader or writer, in this process or another, sees all of them
+// or none, never a part of one. Records without a time get Now; times are
+// stored in UTC.
+//
+// It runs on every hook call, so it only opens the lock file and the active
+// file, reads the active file's last byte and writes once: about ten system
+// calls, no fsync (a record can be lost in a power cut, never half-written
+// over another). When the active file has grown past MaxSize it is rotated:
+// renamed into the archive under the lock, then compressed after the lock is
+// released, so other writers wait for a rename, not for the compression.
+// An error that wraps ErrRotate came after the records were written.
+//
+// Append takes no context: the only wait is for the lock, which no writer
+// holds for longer than a write or a rename, and a rotation's compression is
+// bounded by MaxSize.
+func (j *Journal) Append(recs ...Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	buf, err := j.encode(recs)
+	if err != nil {
+		return err
+	}
+	rotated, err := j.appendLocked(buf)
+	if err != nil {
+		return err
+	}
+	if rotated {
+		// Append is the root of this call chain and cannot be cancelled.
+		if err := j.Compress(context.Background()); err != nil {
+			return fmt.Errorf("%w: %w", ErrRotate, err)
+		}
+	}
+	return nil
+}
+
+// encode returns recs as JSON lines after one leading newline, which the
+// write keeps only when the file does not end in one. encoding/json escapes
+// every control character inside strings, so a record never holds a raw
+// newline.
+func (j *Journal) encode(recs []Record) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('\n')
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // paths and commands stay readable with grep
+	for _, rec := range recs {
+		if rec.TS.IsZero() {
+			rec.TS = j.now()
+		}
+		rec.TS = rec.TS.UTC()
+		if err := enc.Encode(&rec); err != nil {
+			return nil, fmt.Errorf("encode journal record: %w", err)
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// appendLocked writes buf under the writers' lock and, when the active file
+// has grown past MaxSize, moves it into the archive before releasing the
+// lock. It reports whether it did.
+func (j *Journal) appendLocked(buf []byte) (rotated bool, err error) {
+	lk, err := j.lockExclusive()
+	if err != nil {
+		return false, err
+	}
+	// The lock goes with the descriptor, which Unlock closes; should the
+	// unlock fail, process exit releases it.
+	defer func() { _ = lk.Unlock() }()
+
+	size, err := writeLines(j.Path(), buf)
+	if err != nil {
+		return false, err
+	}
+	if j.maxSize < 0 || size <= j.maxSize {
+		return false, nil
+	}
+	if err := j.detachActive(); err != nil {
+		return false, fmt.Errorf("%w: %w", ErrRotate, err)
+	}
+	return true, nil
+}
+
+// writeLines appends buf, whose first byte is a newline, to the file at path
+// in one write. The newline is dropped unless the file is non-empty and does
+// not end in one: then a writer was killed mid-write, and the newline ends its
+// torn line so that the torn line cannot swallow the first new record.
+// It returns the file's size after the write.
+func writeLines(path string, buf []byte) (int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("open journal: %w", err)
+	}
+	size, werr := writeAfterNewline(f, buf)
+	if err := f.Close(); err != nil && werr == nil {
+		werr = fmt.Errorf("close journal: %w", err)
+	}
+	return size, werr
+}
+
+func writeAfterNewline(f *os.File, buf []byte) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("stat journal: %w", err)
+	}
+	size := fi.Size()
+	data := buf[1:]
+	if size > 0 {
+		var last [1]byte
+		if _, err := f.ReadAt(last[:], size-1); err != nil {
+			return 0, fmt.Errorf("read journal end: %w", err)
+		}
+		if last[0] != '\n' {
+			data = buf
+		}
+	}
+	n, err := f.Write(data)
+	if err != nil {
+		return 0, fmt.Errorf("write journal: %w", err)
+	}
+	return size + int64(n), nil
+}

@@ -1,0 +1,180 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// Files inside the state folder.
+const (
+	// ActiveName is the file Append writes to.
+	ActiveName = "auto.jsonl"
+	// lockName is the lock file every writer holds exclusively while it
+	// appends or rotates, and readers hold shared while they open the active
+	// file and list the archive. It is never renamed, unlike the active file.
+	lockName = "auto.jsonl.lock"
+	// archiveName is the folder of rotated segments.
+	archiveName = "archive"
+)
+
+// DefaultMaxSize is the size past which the active file is rotated when
+// Options.MaxSize is 0.
+const DefaultMaxSize = 32 << 20
+
+// defaultBlockSize is how much Tail reads at a time going backwards.
+const defaultBlockSize = 64 << 10
+
+// ErrOffset means Scan was given an offset before 0 or past the end of the
+// journal. An offset from an earlier Scan only gets there when the journal
+// was deleted or replaced, or its newest archive segment removed: start again
+// from 0.
+var ErrOffset = errors.New("offset outside the journal")
+
+// ErrRotate marks an Append error that happened after the records were
+// written, while rotating the active file: the records are in the journal.
+var ErrRotate = errors.New("rotate journal")
+
+// Options configures a Journal.
+type Options struct {
+	// MaxSize is the size in bytes past which Append rotates the active file
+	// into the archive. 0 means DefaultMaxSize; a negative value never rotates.
+	MaxSize int64
+	// Now is the clock for records without a time and for archive names.
+	// nil means time.Now.
+	Now func() time.Time
+}
+
+// Journal is the journal in one state folder. It holds no open files and no
+// in-memory state, so any number of Journals, in any number of processes, can
+// use the same folder at once. Its methods are safe for concurrent use.
+//
+// The journal is a sequence of segments: the archived ones under archive/,
+// oldest first, then the active file auto.jsonl. An Offset is a byte position
+// in their concatenation, so it stays valid when the active file is rotated.
+//
+// Writers that are not baton must take the lock file auto.jsonl.lock
+// exclusively (flock) around their appends, or rotation may lose their lines.
+type Journal struct {
+	dir       string
+	maxSize   int64
+	now       func() time.Time
+	blockSize int
+}
+
+// Offset is a byte position in the journal: in the concatenation of all its
+// segments, oldest archive first, then the active file.
+type Offset int64
+
+// Open returns the journal kept in the state folder dir. It does no I/O: the
+// folder and files are created by the first Append.
+func Open(dir string, opts Options) *Journal {
+	j := &Journal{dir: dir, maxSize: opts.MaxSize, now: opts.Now, blockSize: defaultBlockSize}
+	if j.maxSize == 0 {
+		j.maxSize = DefaultMaxSize
+	}
+	if j.now == nil {
+		j.now = time.Now
+	}
+	return j
+}
+
+// Path returns the path of the active file, auto.jsonl.
+func (j *Journal) Path() string { return filepath.Join(j.dir, ActiveName) }
+
+func (j *Journal) lockPath() string   { return filepath.Join(j.dir, lockName) }
+func (j *Journal) archiveDir() string { return filepath.Join(j.dir, archiveName) }
+
+// lockExclusive takes the writers' lock, creating the state folder and the
+// lock file when they are missing. The caller must Unlock it.
+func (j *Journal) lockExclusive() (*flock.Flock, error) {
+	lk := flock.New(j.lockPath(), flock.SetPermissions(0o600))
+	err := lk.Lock()
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(j.dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create state folder: %w", err)
+		}
+		err = lk.Lock()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock journal: %w", err)
+	}
+	return lk, nil
+}
+
+// lockShared takes the lock shared and returns its release. Without a lock
+// file no baton writer ever ran here (or the folder does not exist): readers
+// go on unlocked rather than create files.
+func (j *Journal) lockShared() (unlock func(), err error) {
+	lk := flock.New(j.lockPath(), flock.SetFlag(os.O_RDONLY))
+	if err := lk.RLock(); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return func() {}, nil
+		}
+		return nil, fmt.Errorf("lock journal: %w", err)
+	}
+	// An unlock error leaves the descriptor open with the lock held until
+	// the process exits; there is nothing better to do with it.
+	return func() { _ = lk.Unlock() }, nil
+}
+
+// snapshot is the journal's segments seen at one instant.
+type snapshot struct {
+	active     *os.File // nil when there is no active file
+	activeSize int64
+	archived   []segment // oldest first
+}
+
+// snapshot opens the active file and lists the archive under the shared lock,
+// so a rotation cannot slip between the two. Once open, the active file can
+// be renamed without harm; archived segments are immutable.
+func (j *Journal) snapshot() (*snapshot, error) {
+	unlock, err := j.lockShared()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	s := &snapshot{}
+	f, err := os.Open(j.Path())
+	switch {
+	case err == nil:
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("stat journal: %w", err)
+		}
+		s.active, s.activeSize = f, fi.Size()
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	if s.archived, err = j.listArchive(); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *snapshot) close() {
+	if s.active != nil {
+		s.active.Close()
+	}
+}
+
+// syncDir makes the renames and removals in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync folder: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync folder %s: %w", dir, err)
+	}
+	return nil
+}

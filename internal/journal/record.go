@@ -1,0 +1,34 @@
+// Package journal owns baton's append-only activity journal: the JSON Lines file
+// auto.jsonl in a repository's state folder and its compressed archive segments.
+//
+// It appends records safely from many processes at once, reads the newest records
+// backwards from the end (Tail) and reads forwards from a byte offset (Scan).
+// It knows nothing about hooks, Claude Code or git: callers fill in Records.
+package journal
+
+import "time"
+
+// Record is one line of the journal. The first four fields keep the format of
+// the hand-written hook scripts users already have (ts, tool, file, desc);
+// the rest say where the record came from and what happened.
+type Record struct {
+	TS   time.Time `json:"ts"`
+	Tool string    `json:"tool,omitempty"`
+	File string    `json:"file,omitempty"`
+	Desc string    `json:"desc,omitempty"`
+
+	Event    string `json:"event,omitempty"`
+	Session  string `json:"session,omitempty"`
+	Cwd      string `json:"cwd,omitempty"`
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+
+	// Event-specific fields.
+	Source     string `json:"source,omitempty"`     // SessionStart: startup, resume, compact, clear
+	Trigger    string `json:"trigger,omitempty"`    // PreCompact: manual, auto
+	Reason     string `json:"reason,omitempty"`     // SessionEnd
+	Prompt     string `json:"prompt,omitempty"`     // UserPromptSubmit, redacted excerpt
+	Message    string `json:"message,omitempty"`    // Notification, Stop (last assistant message excerpt)
+	Transcript string `json:"transcript,omitempty"` // transcript path, for later review
+	Offset     int64  `json:"offset,omitempty"`     // transcript size when the record was made
+}
