@@ -83,14 +83,18 @@ func parseSegmentName(name string) (key string, start int64, gz bool, ok bool) {
 	default:
 		return "", 0, false, false
 	}
-	if !strings.HasPrefix(key, segmentPrefix) {
+	stamp, num, found := strings.Cut(strings.TrimPrefix(key, segmentPrefix), "-")
+	if !found || !strings.HasPrefix(key, segmentPrefix) || len(stamp) != len(timeLayout) {
 		return "", 0, false, false
 	}
-	i := strings.LastIndexByte(key, '-')
-	start, err := strconv.ParseInt(key[i+1:], 10, 64)
-	if err != nil || start < 0 {
+	if _, err := time.Parse(timeLayout, stamp); err != nil {
 		return "", 0, false, false
 	}
+	u, err := strconv.ParseUint(num, 10, 63)
+	if err != nil {
+		return "", 0, false, false
+	}
+	start = int64(u)
 	return key, start, gz, true
 }
 
