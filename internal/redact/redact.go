@@ -1,0 +1,846 @@
+// Package redact removes secrets and private spans from text before baton
+// records it (journal records, logs) or sends it anywhere (issue comments,
+// prompts to language models). It owns what counts as a secret; it does not
+// decide which text gets redacted, callers do.
+//
+// Redact replaces each secret with "[REDACTED:<kind>]" and removes every
+// <private>…</private> span, tags included. The kinds are:
+//
+//	anthropic     sk-ant-… keys
+//	openai        sk-… keys, including sk-proj-…
+//	github        ghp_, gho_, ghs_, ghu_, ghr_ tokens and github_pat_… tokens
+//	aws           AKIA…/ASIA… access key ids
+//	slack         xoxa-, xoxb-, xoxp-, xoxr-, xoxs- tokens and xapp- tokens
+//	google        AIza… API keys
+//	jwt           JSON Web Tokens eyJ….ey….signature (more segments for JWE)
+//	private-key   PEM "-----BEGIN … PRIVATE KEY-----" blocks through their END
+//	              line, or to the end of the text when the END line is missing
+//	assignment    the value in key=value and key: value where the key names a secret
+//	bearer        Authorization header credentials and bare "Bearer <token>"
+//	url-password  the password in scheme://user:password@host
+//
+// When a value found by the assignment, bearer or url-password rule is
+// exactly one of the token shapes above, that token's kind is used instead.
+//
+// # Thresholds
+//
+// Token shapes must stand alone: the byte before them is not a letter, digit
+// or underscore, so "disk-usage" or "task-1" never start a key.
+//
+//   - sk-…: the part after "sk-" (after "sk-ant-" for anthropic) is at least
+//     20 bytes of [A-Za-z0-9_-], holds a run of 10 letters and digits without
+//     '-' or '_', and holds a digit or an upper-case letter. Kebab-case words
+//     such as "sk-learn-0-24-release-notes" stay.
+//   - gh?_: at least 30 letters and digits after the prefix; github_pat_: at
+//     least 30 of [A-Za-z0-9_].
+//   - AKIA/ASIA: exactly 16 upper-case letters and digits, then no word byte.
+//   - AIza: at least 35 of [A-Za-z0-9_-].
+//   - Slack: at least 10 of [A-Za-z0-9-] after the prefix, with a digit.
+//   - JWT: a header of at least 10 bytes starting "eyJ", a '.', a payload of at
+//     least 10 bytes starting "ey", a '.', and a signature that may be empty.
+//   - Bare "Bearer" (any case) followed by spaces and at least 16 bytes of
+//     [A-Za-z0-9._~+/=-] holding a digit, or at least 4 upper-case and 4
+//     lower-case letters with 2 upper-case pairs. "the bearer of bad news" stays.
+//
+// An assignment key is the run of [A-Za-z0-9_.-] before '=' or ':' (an
+// optional closing quote and spaces may sit between), compared without case.
+// It names a secret when it ends in password, passwd, passphrase, secret,
+// token, apikey, api_key, api-key, accesskey, access_key, access-key,
+// secretkey, secret_key, secret-key, privatekey, private_key or private-key,
+// or when it is "pass" or ends in "_pass", "-pass" or ".pass". Keys ending in
+// authorization take the bearer rule: a leading scheme word (Bearer, Basic,
+// token, …) is kept and the credentials after it are replaced. So
+// "tokenizer", "max_tokens", "token_count" and "PWD" are not secret keys.
+// The separator may be '=', ':', ":=", "==" or "=>", and spaces or tabs may
+// follow it. The key and separator are kept; only the value is replaced.
+//
+// A quoted value ("…", '…', `…`, or \"…\" inside a JSON string) runs to its
+// closing quote on the same line. An unquoted value (or one whose quote does
+// not close on its line) runs to whitespace, a quote, one of , ; & ) ] } < >,
+// a JSON escape (\n \r \t \u \" \'), or an earlier "[REDACTED:" marker.
+// A value is left alone when it is empty, looks like a placeholder (starts
+// with $ { % < or "[REDACTED:", or is all '*'), or, unquoted, reads as code:
+// null, nil, none, true, false, undefined or a type name (string, str, bytes,
+// int, bool, number, any, object); a dotted name such as cfg.Password; a call
+// or index such as os.Getenv( or tokens[; a single name that itself ends in a
+// secret word, as in "Password: password,". Values are single-line, so the
+// body of a YAML block scalar after "password: |" is not covered; nor are
+// flags with a space ("--token abc"), cookies, or keys written in other
+// scripts than ASCII.
+//
+// Matching works on bytes: invalid UTF-8 is copied through unchanged and
+// never causes a panic. Redact is idempotent: Redact(Redact(s)) == Redact(s).
+package redact
+
+import "strings"
+
+// Kinds, as they appear in "[REDACTED:<kind>]".
+const (
+	kindAnthropic   = "anthropic"
+	kindOpenAI      = "openai"
+	kindGitHub      = "github"
+	kindAWS         = "aws"
+	kindSlack       = "slack"
+	kindGoogle      = "google"
+	kindJWT         = "jwt"
+	kindPrivateKey  = "private-key"
+	kindAssignment  = "assignment"
+	kindBearer      = "bearer"
+	kindURLPassword = "url-password"
+)
+
+// marker starts every replacement.
+const marker = "[REDACTED:"
+
+// Minimum lengths; see the package documentation.
+const (
+	minSKBody      = 20
+	minSKAlnumRun  = 10
+	minGitHub      = 30
+	awsIDLen       = 16
+	minGoogle      = 35
+	minSlack       = 10
+	minJWTPart     = 10
+	minBearerToken = 16
+	maxSchemeLen   = 16 // shorter than any token shape, so never one of them
+)
+
+// Redact returns s with secrets replaced by "[REDACTED:<kind>]" and
+// <private>…</private> spans removed. When there is nothing to redact it
+// returns s itself without allocating.
+func Redact(s string) string {
+	if i := indexTag(s, privateOpen); i >= 0 {
+		s = stripPrivate(s, i)
+	}
+	r := redactor{s: s}
+	return r.run()
+}
+
+// redactor is one pass over s. Text before done has been dealt with: it is
+// either copied to out or still identical to s when nothing was replaced.
+type redactor struct {
+	s     string
+	done  int
+	dirty bool
+	out   strings.Builder
+
+	// Runs already known not to hold a key of the given shape start before
+	// these offsets. Because the checks only get harder to pass on a suffix
+	// of a failed run, a later candidate inside that run fails too; recording
+	// that keeps crafted input such as "sk-sk-sk-…" linear.
+	skMiss, slackMiss, jwtMiss int
+
+	// pend is a URL password found at "://" and replaced when the scan
+	// reaches the ':' before it, so that the user part is scanned first.
+	pend span
+}
+
+type span struct {
+	start, end int
+	kind       string
+}
+
+func (r *redactor) run() string {
+	s := r.s
+	for i := 0; i < len(s); {
+		if !isTrigger(s[i]) {
+			i++
+			continue
+		}
+		start, end, kind := r.match(i)
+		if kind == "" {
+			i++
+			continue
+		}
+		if r.pend.kind != "" && end >= r.pend.start {
+			// The match reaches the pending password: cover all of it.
+			end = max(end, r.pend.end)
+			r.pend = span{}
+		}
+		r.emit(start, end, kind)
+		i = r.done
+	}
+	if !r.dirty {
+		return s
+	}
+	r.out.WriteString(s[r.done:])
+	return r.out.String()
+}
+
+// Trigger bytes: every rule is tried only at one of these. sk- is found at its
+// 'k' and eyJ at its 'J', which are rarer in text than 's' and 'e'.
+const (
+	triggersLow  uint64 = 1<<'-' | 1<<':' | 1<<'='
+	triggersHigh uint64 = 1<<('A'-64) | 1<<('B'-64) | 1<<('J'-64) |
+		1<<('b'-64) | 1<<('g'-64) | 1<<('k'-64) | 1<<('x'-64)
+)
+
+func isTrigger(c byte) bool {
+	if c < 64 {
+		return triggersLow>>c&1 != 0
+	}
+	return c < 128 && triggersHigh>>(c-64)&1 != 0
+}
+
+// match tries the rules that can start at the trigger byte s[i]. It returns
+// the span to replace and its kind, or an empty kind.
+func (r *redactor) match(i int) (start, end int, kind string) {
+	s := r.s
+	switch s[i] {
+	case 'k':
+		if i > r.done && s[i-1] == 's' {
+			end, kind = r.token(i - 1)
+			return i - 1, end, kind
+		}
+	case 'J':
+		if i >= r.done+2 && s[i-2] == 'e' && s[i-1] == 'y' {
+			end, kind = r.token(i - 2)
+			return i - 2, end, kind
+		}
+	case 'g', 'A', 'x':
+		end, kind = r.token(i)
+		return i, end, kind
+	case 'B', 'b':
+		return r.bearer(i)
+	case '-':
+		if end := r.pemEnd(i); end > 0 {
+			return i, end, kindPrivateKey
+		}
+	case ':', '=':
+		if p := r.pend; p.kind != "" && i+1 == p.start {
+			r.pend = span{}
+			return p.start, p.end, p.kind
+		}
+		return r.assignment(i)
+	}
+	return 0, 0, ""
+}
+
+// emit replaces s[start:end] and moves done to its end. A replaced span that
+// reaches into a private-key header grows to cover the whole block, so no
+// part of the key is left behind.
+func (r *redactor) emit(start, end int, kind string) {
+	if kind != kindPrivateKey {
+		end = r.coverPEM(start, end)
+	}
+	if !r.dirty {
+		r.dirty = true
+		r.out.Grow(len(r.s))
+	}
+	r.out.WriteString(r.s[r.done:start])
+	r.out.WriteString(marker)
+	r.out.WriteString(kind)
+	r.out.WriteByte(']')
+	r.done = end
+}
+
+// boundary reports whether a token may start at p: at the start of the
+// unhandled text (which follows a replacement or the start of s) or after a
+// byte that is not part of a word.
+func (r *redactor) boundary(p int) bool {
+	return p == r.done || !isWord(r.s[p-1])
+}
+
+// kindOf returns the kind of the token that spans exactly s[start:end], or
+// fallback.
+func (r *redactor) kindOf(start, end int, fallback string) string {
+	if e, k := r.token(start); k != "" && e == end {
+		return k
+	}
+	return fallback
+}
+
+// token matches a token shape starting at p and returns its end and kind.
+func (r *redactor) token(p int) (int, string) {
+	s := r.s
+	if p >= len(s) || !r.boundary(p) {
+		return 0, ""
+	}
+	rest := s[p:]
+	switch s[p] {
+	case 's':
+		if strings.HasPrefix(rest, "sk-") {
+			return r.skKey(p)
+		}
+	case 'g':
+		if len(rest) > 4 && rest[1] == 'h' && rest[3] == '_' && strings.IndexByte("pousr", rest[2]) >= 0 {
+			if e := runEnd(s, p+4, isAlnum); e-(p+4) >= minGitHub {
+				return e, kindGitHub
+			}
+		} else if strings.HasPrefix(rest, "github_pat_") {
+			if e := runEnd(s, p+11, isWord); e-(p+11) >= minGitHub {
+				return e, kindGitHub
+			}
+		}
+	case 'A':
+		if strings.HasPrefix(rest, "AKIA") || strings.HasPrefix(rest, "ASIA") {
+			e := p + 4 + awsIDLen
+			if e <= len(s) && runEnd(s[:e], p+4, isUpperAlnum) == e && (e == len(s) || !isWord(s[e])) {
+				return e, kindAWS
+			}
+		} else if strings.HasPrefix(rest, "AIza") {
+			if e := runEnd(s, p+4, isKeyByte); e-(p+4) >= minGoogle {
+				return e, kindGoogle
+			}
+		}
+	case 'x':
+		if len(rest) > 5 && rest[1] == 'o' && rest[2] == 'x' && rest[4] == '-' && strings.IndexByte("abprs", rest[3]) >= 0 ||
+			strings.HasPrefix(rest, "xapp-") {
+			return r.slackToken(p)
+		}
+	case 'e':
+		if strings.HasPrefix(rest, "eyJ") {
+			return r.jwt(p)
+		}
+	}
+	return 0, ""
+}
+
+// skKey matches sk-… (openai) and sk-ant-… (anthropic) keys at p.
+func (r *redactor) skKey(p int) (int, string) {
+	if p < r.skMiss {
+		return 0, ""
+	}
+	s := r.s
+	body := p + len("sk-")
+	e := runEnd(s, body, isKeyByte)
+	kind := kindOpenAI
+	if strings.HasPrefix(s[body:e], "ant-") {
+		kind = kindAnthropic
+		body += len("ant-")
+	}
+	if !keyLike(s[body:e]) {
+		r.skMiss = e
+		return 0, ""
+	}
+	return e, kind
+}
+
+// keyLike reports whether the body of an sk- key looks generated rather than
+// written. Every condition still fails on any suffix of a failing body.
+func keyLike(b string) bool {
+	if len(b) < minSKBody {
+		return false
+	}
+	run, longest := 0, 0
+	digitOrUpper := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if !isAlnum(c) {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+		if isDigit(c) || isUpper(c) {
+			digitOrUpper = true
+		}
+	}
+	return longest >= minSKAlnumRun && digitOrUpper
+}
+
+func (r *redactor) slackToken(p int) (int, string) {
+	if p < r.slackMiss {
+		return 0, ""
+	}
+	s := r.s
+	body := p + len("xoxb-")
+	e := runEnd(s, body, func(c byte) bool { return isAlnum(c) || c == '-' })
+	if e-body >= minSlack && strings.ContainsAny(s[body:e], "0123456789") {
+		return e, kindSlack
+	}
+	r.slackMiss = e
+	return 0, ""
+}
+
+// jwt matches header.payload.signature (and further JWE segments) at p.
+func (r *redactor) jwt(p int) (int, string) {
+	if p < r.jwtMiss {
+		return 0, ""
+	}
+	s := r.s
+	h := runEnd(s, p, isKeyByte)
+	if h-p >= minJWTPart && h < len(s) && s[h] == '.' {
+		q := h + 1
+		pe := runEnd(s, q, isKeyByte)
+		if pe-q >= minJWTPart && strings.HasPrefix(s[q:], "ey") && pe < len(s) && s[pe] == '.' {
+			e := runEnd(s, pe+1, isKeyByte)
+			for e+1 < len(s) && s[e] == '.' && isKeyByte(s[e+1]) {
+				e = runEnd(s, e+1, isKeyByte)
+			}
+			return e, kindJWT
+		}
+	}
+	r.jwtMiss = h
+	return 0, ""
+}
+
+// bearer matches "Bearer <token>" at i and returns the token's span.
+func (r *redactor) bearer(i int) (start, end int, kind string) {
+	s := r.s
+	if !r.boundary(i) || !hasPrefixFold(s[i:], "bearer") {
+		return 0, 0, ""
+	}
+	j := i + len("bearer")
+	k := skipBlanks(s, j)
+	if k == j {
+		return 0, 0, ""
+	}
+	e := runEnd(s, k, isB64Token)
+	if !tokenLike(s[k:e]) {
+		return 0, 0, ""
+	}
+	return k, e, r.kindOf(k, e, kindBearer)
+}
+
+// tokenLike reports whether a bare bearer token looks generated. Like
+// keyLike, every condition still fails on a prefix of a failing token.
+func tokenLike(t string) bool {
+	if len(t) < minBearerToken {
+		return false
+	}
+	upper, lower, upperPairs := 0, 0, 0
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case isDigit(c):
+			return true
+		case isUpper(c):
+			upper++
+			if i > 0 && isUpper(t[i-1]) {
+				upperPairs++
+			}
+		case 'a' <= c && c <= 'z':
+			lower++
+		}
+	}
+	return upper >= 4 && lower >= 4 && upperPairs >= 2
+}
+
+const (
+	pemBegin    = "-----BEGIN "
+	pemEndTag   = "-----END "
+	pemDashes   = "-----"
+	maxPEMLabel = 64
+)
+
+// pemEnd returns the end of the private-key block whose BEGIN line starts at
+// i, or 0 when no such block starts there. A block without an END line runs to
+// the end of s.
+func (r *redactor) pemEnd(i int) int {
+	s := r.s
+	if !strings.HasPrefix(s[i:], pemBegin) {
+		return 0
+	}
+	l := i + len(pemBegin)
+	e := pemLabelEnd(s, l)
+	label := s[l:e]
+	if !strings.HasPrefix(s[e:], pemDashes) ||
+		!strings.HasSuffix(label, "PRIVATE KEY") && !strings.HasSuffix(label, "PRIVATE KEY BLOCK") {
+		return 0
+	}
+	for k := e + len(pemDashes); ; {
+		j := strings.Index(s[k:], pemEndTag)
+		if j < 0 {
+			return len(s)
+		}
+		k += j + len(pemEndTag)
+		e := pemLabelEnd(s, k)
+		if strings.HasPrefix(s[e:], pemDashes) && strings.Contains(s[k:e], "PRIVATE KEY") {
+			return e + len(pemDashes)
+		}
+	}
+}
+
+func pemLabelEnd(s string, l int) int {
+	e := l
+	for e < len(s) && e-l < maxPEMLabel && (isUpperAlnum(s[e]) || s[e] == ' ') {
+		e++
+	}
+	return e
+}
+
+// coverPEM returns end, or the end of a private-key block whose BEGIN line
+// starts inside s[start:end] when that reaches further.
+func (r *redactor) coverPEM(start, end int) int {
+	s := r.s
+	window := min(len(s), end+len(pemBegin)-1)
+	for k := start; k < window; {
+		j := strings.Index(s[k:window], pemBegin)
+		if j < 0 {
+			break
+		}
+		if e := r.pemEnd(k + j); e > end {
+			return e
+		}
+		k += j + 1
+	}
+	return end
+}
+
+// assignment matches key=value and key: value at the separator s[i] when the
+// key names a secret, and scheme://user:password@host at "://".
+func (r *redactor) assignment(i int) (start, end int, kind string) {
+	s := r.s
+	if s[i] == ':' {
+		if strings.HasPrefix(s[i+1:], "//") {
+			return r.urlPassword(i)
+		}
+		if i+1 < len(s) && s[i+1] == ':' || i > 0 && s[i-1] == ':' {
+			return 0, 0, "" // a scope operator such as Token::new
+		}
+	}
+	k := i
+	for k > r.done && (s[k-1] == ' ' || s[k-1] == '\t') {
+		k--
+	}
+	if k > r.done && isQuote(s[k-1]) {
+		k--
+		if k > r.done && s[k-1] == '\\' {
+			k--
+		}
+	}
+	keyEnd := k
+	if k == r.done {
+		return 0, 0, ""
+	}
+	switch lower(s[k-1]) {
+	case 'd', 'e', 't', 'n', 'y', 's':
+	default:
+		return 0, 0, "" // no secret key ends in any other byte
+	}
+	for k > r.done && isKeyName(s[k-1]) {
+		k--
+	}
+	key := s[k:keyEnd]
+	kind = secretKeyKind(key)
+	if kind == "" {
+		return 0, 0, ""
+	}
+	j := i + 1
+	if j < len(s) && (s[j] == '=' || s[j] == '>') {
+		j++
+	}
+	j = skipBlanks(s, j)
+	var ok bool
+	if kind == kindBearer {
+		start, end, ok = r.credentials(j)
+	} else {
+		start, end, ok = r.value(j, key)
+	}
+	if !ok {
+		return 0, 0, ""
+	}
+	return start, end, r.kindOf(start, end, kind)
+}
+
+// secretKeyKind returns the kind for a value assigned to key, or "" when key
+// does not name a secret.
+func secretKeyKind(key string) string {
+	switch {
+	case hasSuffixFold(key, "password"), hasSuffixFold(key, "passwd"),
+		hasSuffixFold(key, "passphrase"), hasSuffixFold(key, "secret"),
+		hasSuffixFold(key, "token"):
+		return kindAssignment
+	case hasSuffixFold(key, "authorization"):
+		return kindBearer
+	case hasSuffixFold(key, "pass"):
+		if n := len(key) - len("pass"); n == 0 || strings.IndexByte("-_.", key[n-1]) >= 0 {
+			return kindAssignment
+		}
+	case hasSuffixFold(key, "key"):
+		k := key[:len(key)-len("key")]
+		if k != "" && (k[len(k)-1] == '_' || k[len(k)-1] == '-') {
+			k = k[:len(k)-1]
+		}
+		if hasSuffixFold(k, "api") || hasSuffixFold(k, "access") ||
+			hasSuffixFold(k, "secret") || hasSuffixFold(k, "private") {
+			return kindAssignment
+		}
+	}
+	return ""
+}
+
+// value finds the value of an assignment starting at j (after the separator
+// and blanks).
+func (r *redactor) value(j int, key string) (start, end int, ok bool) {
+	s := r.s
+	if j >= len(s) {
+		return 0, 0, false
+	}
+	p, q, esc := openQuote(s, j)
+	if q != 0 {
+		if e, closed := quotedEnd(s, p, q, esc); closed {
+			if placeholder(s[p:e]) {
+				return 0, 0, false
+			}
+			return p, e, true
+		}
+		j = p
+	}
+	e := unquotedEnd(s, j)
+	v := s[j:e]
+	if placeholder(v) || readsAsCode(v) {
+		return 0, 0, false
+	}
+	return j, e, true
+}
+
+// credentials finds the credentials in an Authorization value starting at j:
+// what follows the scheme word, or the whole value when there is no scheme.
+func (r *redactor) credentials(j int) (start, end int, ok bool) {
+	s := r.s
+	if j >= len(s) {
+		return 0, 0, false
+	}
+	p, _, _ := openQuote(s, j)
+	w := p
+	for w < len(s) && isLetter(s[w]) {
+		w++
+	}
+	// A scheme word is short; a longer run of letters may be a token itself.
+	if c := skipBlanks(s, w); w > p && w-p <= maxSchemeLen && c > w {
+		e := unquotedEnd(s, c)
+		if placeholder(s[c:e]) {
+			return 0, 0, false
+		}
+		return c, e, true
+	}
+	e := unquotedEnd(s, p)
+	v := s[p:e]
+	if placeholder(v) || isKeyword(v) || isAuthScheme(v) {
+		return 0, 0, false
+	}
+	return p, e, true
+}
+
+func isAuthScheme(v string) bool {
+	for _, w := range [...]string{"bearer", "basic", "token", "digest"} {
+		if len(v) == len(w) && hasPrefixFold(v, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// urlPassword looks for a password in scheme://user:password@host, with the
+// "://" at i. It never matches at i: a password it finds becomes pending and
+// is replaced when the scan reaches the ':' before it, after the user part
+// has been scanned for tokens of its own.
+func (r *redactor) urlPassword(i int) (start, end int, kind string) {
+	s := r.s
+	a := i + len("://")
+	at := -1
+	for k := a; k < len(s); k++ {
+		c := s[k]
+		if c <= ' ' || strings.IndexByte("/?#\"'`\\<>", c) >= 0 {
+			break
+		}
+		if c == '@' {
+			at = k
+		}
+	}
+	if at < 0 {
+		return 0, 0, ""
+	}
+	// The user part ends at the first ':' that is not the one inside an
+	// earlier replacement.
+	colon := -1
+	for k := a; k < at; k++ {
+		if s[k] == ':' && !strings.HasSuffix(s[a:k], marker[:len(marker)-1]) {
+			colon = k
+			break
+		}
+	}
+	if colon < 0 || placeholder(s[colon+1:at]) {
+		return 0, 0, ""
+	}
+	start = colon + 1
+	r.pend = span{start, at, r.kindOf(start, at, kindURLPassword)}
+	return 0, 0, ""
+}
+
+// openQuote looks for an opening quote at j, plain or backslash-escaped as
+// inside a JSON string. It returns where the quoted text starts, the quote
+// byte (0 when there is none) and whether it was escaped.
+func openQuote(s string, j int) (p int, q byte, esc bool) {
+	switch {
+	case isQuote(s[j]):
+		return j + 1, s[j], false
+	case s[j] == '\\' && j+1 < len(s) && isQuote(s[j+1]):
+		return j + 2, s[j+1], true
+	}
+	return j, 0, false
+}
+
+// quotedEnd finds the closing quote q of text starting at p on the same line.
+// With esc, the quotes are \" and a line ends at a literal newline or \n.
+func quotedEnd(s string, p int, q byte, esc bool) (int, bool) {
+	for k := p; k < len(s); k++ {
+		switch s[k] {
+		case q:
+			if !esc {
+				return k, true
+			}
+		case '\n', '\r':
+			return 0, false
+		case '\\':
+			if !esc {
+				k++ // the escaped byte cannot close the quote
+				continue
+			}
+			if k+1 < len(s) {
+				switch s[k+1] {
+				case q:
+					return k, true
+				case 'n', 'r':
+					return 0, false
+				case '\\':
+					if k+3 < len(s) && s[k+2] == '\\' && s[k+3] == q {
+						k += 3 // an escaped quote one level down
+						continue
+					}
+				}
+			}
+			k++
+		}
+	}
+	return 0, false
+}
+
+// unquotedEnd returns where an unquoted value starting at j ends.
+func unquotedEnd(s string, j int) int {
+	for k := j; k < len(s); k++ {
+		switch s[k] {
+		case ' ', '\t', '\n', '\r', '\v', '\f', '"', '\'', '`', ',', ';', '&', ')', ']', '}', '<', '>':
+			return k
+		case '\\':
+			if k+1 < len(s) && strings.IndexByte(`nrtu"'`, s[k+1]) >= 0 {
+				return k
+			}
+		case '[':
+			if strings.HasPrefix(s[k:], marker) {
+				return k
+			}
+		}
+	}
+	return len(s)
+}
+
+// placeholder reports whether a value is empty, a template or variable
+// reference, a mask, or an earlier replacement.
+func placeholder(v string) bool {
+	if v == "" || strings.IndexByte("${%<", v[0]) >= 0 || strings.HasPrefix(v, marker) {
+		return true
+	}
+	return strings.Trim(v, "*") == ""
+}
+
+// readsAsCode reports whether an unquoted value is more likely an expression
+// in source code than a literal secret.
+func readsAsCode(v string) bool {
+	if isKeyword(v) {
+		return true
+	}
+	n, dotted := identPath(v)
+	switch {
+	case n == 0:
+		return false
+	case n < len(v):
+		return v[n] == '(' || v[n] == '['
+	case dotted:
+		return true
+	}
+	return secretKeyKind(v) != ""
+}
+
+// identPath returns the length of the dotted name at the start of v
+// (a.b.c, possibly ending in '.') and whether it has a dot.
+func identPath(v string) (n int, dotted bool) {
+	for {
+		if n >= len(v) || !isLetter(v[n]) && v[n] != '_' {
+			return n, dotted
+		}
+		for n < len(v) && isWord(v[n]) {
+			n++
+		}
+		if n >= len(v) || v[n] != '.' {
+			return n, dotted
+		}
+		n++
+		dotted = true
+	}
+}
+
+func isKeyword(v string) bool {
+	switch len(v) {
+	case 2, 3, 4, 5, 6, 9:
+	default:
+		return false
+	}
+	for _, w := range [...]string{
+		"null", "nil", "none", "true", "false", "undefined",
+		"string", "str", "bytes", "int", "bool", "number", "any", "object",
+	} {
+		if len(v) == len(w) && hasPrefixFold(v, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func skipBlanks(s string, j int) int {
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	return j
+}
+
+// runEnd returns the end of the run of bytes from j on that satisfy in.
+func runEnd(s string, j int, in func(byte) bool) int {
+	for j < len(s) && in(s[j]) {
+		j++
+	}
+	return j
+}
+
+func isDigit(c byte) bool      { return '0' <= c && c <= '9' }
+func isUpper(c byte) bool      { return 'A' <= c && c <= 'Z' }
+func isLetter(c byte) bool     { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isAlnum(c byte) bool      { return isLetter(c) || isDigit(c) }
+func isUpperAlnum(c byte) bool { return isUpper(c) || isDigit(c) }
+func isWord(c byte) bool       { return isAlnum(c) || c == '_' }
+func isKeyByte(c byte) bool    { return isWord(c) || c == '-' }
+func isKeyName(c byte) bool    { return isKeyByte(c) || c == '.' }
+func isQuote(c byte) bool      { return c == '"' || c == '\'' || c == '`' }
+
+// isB64Token reports whether c may appear in an RFC 6750 bearer token.
+func isB64Token(c byte) bool {
+	return isKeyByte(c) || c == '.' || c == '~' || c == '+' || c == '/' || c == '='
+}
+
+func lower(c byte) byte {
+	if isUpper(c) {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// hasPrefixFold reports whether s starts with prefix, ignoring ASCII case;
+// prefix is lower-case.
+func hasPrefixFold[T string | []byte](s T, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if lower(s[i]) != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// hasSuffixFold reports whether s ends with suffix, ignoring ASCII case;
+// suffix is lower-case.
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && hasPrefixFold(s[len(s)-len(suffix):], suffix)
+}

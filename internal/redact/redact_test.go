@@ -1,0 +1,299 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+func TestRedactTokens(t *testing.T) {
+	f := newFakes()
+	for _, tk := range f.tokens() {
+		r := red(tk.kind)
+		tests := []struct{ name, in, want string }{
+			{"alone", tk.tok, r},
+			{"at start", tk.tok + " was leaked", r + " was leaked"},
+			{"at end", "the key is " + tk.tok, "the key is " + r},
+			{"in JSON string", `{"output":"` + tk.tok + `","ok":true}`, `{"output":"` + r + `","ok":true}`},
+			{"in Japanese", "鍵は" + tk.tok + "です。", "鍵は" + r + "です。"},
+			{"after newline", "line one\n" + tk.tok + "\nline three", "line one\n" + r + "\nline three"},
+			{"in parentheses", "(" + tk.tok + ")", "(" + r + ")"},
+			{"twice", tk.tok + " " + tk.tok, r + " " + r},
+		}
+		for _, tt := range tests {
+			t.Run(tk.kind+"/"+tt.name, func(t *testing.T) {
+				if got := Redact(tt.in); got != tt.want {
+					t.Errorf("Redact(%q) = %q; want %q", tt.in, got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	f := newFakes()
+	tests := []struct{ name, in, want string }{
+		// Key shapes in context.
+		{"anthropic wins over openai", "ANTHROPIC_API_KEY " + f.anthropic, "ANTHROPIC_API_KEY " + red(kindAnthropic)},
+		{"openai in env assignment", "OPENAI_API_KEY=" + f.openAIProject, "OPENAI_API_KEY=" + red(kindOpenAI)},
+		{"github token in git URL as user", "https://" + f.ghp + "@github.com/org/repo.git", "https://" + red(kindGitHub) + "@github.com/org/repo.git"},
+		{"github token as URL password", "https://x-access-token:" + f.ghs + "@github.com/org/repo", "https://x-access-token:" + red(kindGitHub) + "@github.com/org/repo"},
+		{"aws id and secret from a credentials file",
+			"[default]\naws_access_key_id = " + f.akia + "\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+			"[default]\naws_access_key_id = " + red(kindAWS) + "\naws_secret_access_key = " + red(kindAssignment) + "\n"},
+		{"aws sts JSON", `{"AccessKeyId": "` + f.asia + `", "SecretAccessKey": "wJalrXUtnFEMI/K7MDENG", "SessionToken": "IQoJb3JpZ2luX2VjEJr"}`,
+			`{"AccessKeyId": "` + red(kindAWS) + `", "SecretAccessKey": "` + red(kindAssignment) + `", "SessionToken": "` + red(kindAssignment) + `"}`},
+		{"adjacent different tokens", f.ghp + "," + f.akia + ";" + f.google, red(kindGitHub) + "," + red(kindAWS) + ";" + red(kindGoogle)},
+		{"token next to Japanese without spaces", "トークン" + f.ghp + "を使う", "トークン" + red(kindGitHub) + "を使う"},
+		{"jwt in a query string", "https://example.com/cb?id_token=" + f.jwt + "&state=xyz", "https://example.com/cb?id_token=" + red(kindJWT) + "&state=xyz"},
+		{"jwt with empty signature", "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0In0.", red(kindJWT)},
+
+		// Private keys.
+		{"pem block in the middle", "before\n" + f.pemRSA + "\nafter", "before\n" + red(kindPrivateKey) + "\nafter"},
+		{"pem block unterminated", "key:\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nmore", "key:\n" + red(kindPrivateKey)},
+		{"pem block in escaped JSON", `{"out":"` + strings.ReplaceAll(f.pemOpenSSH, "\n", `\n`) + `\n"}`, `{"out":"` + red(kindPrivateKey) + `\n"}`},
+		{"pem value of a private_key field", `{"private_key": "` + strings.ReplaceAll(f.pemRSA, "\n", `\n`) + `"}`, `{"private_key": "` + red(kindAssignment) + `"}`},
+		{"pem header inside an assignment value", "password=x" + f.pemRSA + "\nnext", "password=" + red(kindAssignment) + "\nnext"},
+		{"pgp private key block", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----\nok", red(kindPrivateKey) + "\nok"},
+
+		// Assignments.
+		{"password equals", "password=hunter2", "password=" + red(kindAssignment)},
+		{"password equals with spaces", "DB_PASSWORD = hunter2 # prod", "DB_PASSWORD = " + red(kindAssignment) + " # prod"},
+		{"passwd colon", "passwd: hunter2", "passwd: " + red(kindAssignment)},
+		{"yaml double quoted with spaces", `password: "correct horse battery staple"`, `password: "` + red(kindAssignment) + `"`},
+		{"single quoted", "client_secret='s3cr3t-v@lue'", "client_secret='" + red(kindAssignment) + "'"},
+		{"JSON key", `{"api_key": "abc123", "model": "x"}`, `{"api_key": "` + red(kindAssignment) + `", "model": "x"}`},
+		{"JSON key without spaces", `{"access_token":"ya29.a0AfH6SMB"}`, `{"access_token":"` + red(kindAssignment) + `"}`},
+		{"escaped JSON inside a JSON string", `{"command":"curl -d '{\"password\":\"hunter2\"}' x"}`, `{"command":"curl -d '{\"password\":\"` + red(kindAssignment) + `\"}' x"}`},
+		{"escaped quote one level down", `{"c":"{\"token\":\"a\\\"b\"}"}`, `{"c":"{\"token\":\"` + red(kindAssignment) + `\"}"}`},
+		{"env value before a JSON newline escape", `{"command":"export API_KEY=abc123\nls"}`, `{"command":"export API_KEY=` + red(kindAssignment) + `\nls"}`},
+		{"apikey", "apikey: Zm9vYmFy", "apikey: " + red(kindAssignment)},
+		{"header style key", "X-Api-Key: 0123456789abcdef", "X-Api-Key: " + red(kindAssignment)},
+		{"dotted key", "spring.datasource.password=s3cret", "spring.datasource.password=" + red(kindAssignment)},
+		{"go short declaration", `token := "abc123"`, `token := "` + red(kindAssignment) + `"`},
+		{"comparison with a literal", `if token == "abc123" {`, `if token == "` + red(kindAssignment) + `" {`},
+		{"ruby hash rocket", `:password => "hunter2"`, `:password => "` + red(kindAssignment) + `"`},
+		{"pass key", "DB_PASS=hunter2", "DB_PASS=" + red(kindAssignment)},
+		{"url query", "GET /api?user=bob&access_token=abc123&page=2", "GET /api?user=bob&access_token=" + red(kindAssignment) + "&page=2"},
+		{"url query escaped by JSON", `{"url":"/api?token=abc123\u0026page=2"}`, `{"url":"/api?token=` + red(kindAssignment) + `\u0026page=2"}`},
+		{"python kwargs", `login(user="bob", password="hunter2")`, `login(user="bob", password="` + red(kindAssignment) + `")`},
+		{"unclosed quote", `password: "hunter2`, `password: "` + red(kindAssignment)},
+		{"numeric password", "password=123456", "password=" + red(kindAssignment)},
+		{"passphrase", "passphrase: my long phrase", "passphrase: " + red(kindAssignment) + " long phrase"},
+		{"value that is a token gets its kind", "GITHUB_TOKEN=" + f.ghp, "GITHUB_TOKEN=" + red(kindGitHub)},
+		{"value that is a private key in quotes", `secret = "` + f.akia + `"`, `secret = "` + red(kindAWS) + `"`},
+
+		// Authorization and bearer.
+		{"authorization bearer", "Authorization: Bearer " + f.bearerB64, "Authorization: Bearer " + red(kindBearer)},
+		{"authorization basic in curl", `curl -H "Authorization: Basic ` + f.basic + `" https://api.example.com`, `curl -H "Authorization: Basic ` + red(kindBearer) + `" https://api.example.com`},
+		{"authorization token scheme", "authorization: token " + f.ghp, "authorization: token " + red(kindGitHub)},
+		{"authorization without scheme", "Authorization: " + f.bearerHex, "Authorization: " + red(kindBearer)},
+		{"authorization in JSON headers", `{"headers":{"Authorization":"Bearer ` + f.bearerHex + `"}}`, `{"headers":{"Authorization":"Bearer ` + red(kindBearer) + `"}}`},
+		{"proxy authorization", "Proxy-Authorization: Basic " + f.basic, "Proxy-Authorization: Basic " + red(kindBearer)},
+		{"bare bearer", "use Bearer " + f.bearerHex + " for the call", "use Bearer " + red(kindBearer) + " for the call"},
+		{"bare bearer with jwt", "bearer " + f.jwt, "bearer " + red(kindJWT)},
+		{"bare bearer mixed case letters only", "Bearer AbCDeFGhijKLmnoPQr", "Bearer " + red(kindBearer)},
+
+		// URLs.
+		{"url password", "postgres://admin:s3cr3t@db.internal:5432/app", "postgres://admin:" + red(kindURLPassword) + "@db.internal:5432/app"},
+		{"url password with empty user", "redis://:s3cr3t@cache:6379/0", "redis://:" + red(kindURLPassword) + "@cache:6379/0"},
+		{"url password with @ in it", "https://bob:p@ss@host/x", "https://bob:" + red(kindURLPassword) + "@host/x"},
+
+		// Private spans.
+		{"private span", "a<private>my home address</private>b", "ab"},
+		{"private span any case", "a<PRIVATE>x</Private>b", "ab"},
+		{"private unterminated", "keep <private>drop all of this", "keep "},
+		{"private spans twice", "1<private>x</private>2<private>y</private>3", "123"},
+		{"private tag joined by removal", "<pri<private>x</private>vate>secret</private>z", "z"},
+		{"private tag joined twice", "<pr<pri<private>a</private>vate>b</private>ivate>c</private>d", "d"},
+		{"secret joined by removal", f.ghp[:20] + "<private>x</private>" + f.ghp[20:], red(kindGitHub)},
+		{"private inside Japanese", "住所は<private>東京都</private>です", "住所はです"},
+		{"stray closing tag stays", "a</private>b", "a</private>b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Redact(tt.in)
+			if got != tt.want {
+				t.Errorf("Redact(%q) = %q; want %q", tt.in, got, tt.want)
+			}
+			if again := Redact(got); again != got {
+				t.Errorf("Redact(Redact(%q)) = %q; want %q", tt.in, again, got)
+			}
+		})
+	}
+}
+
+func TestRedactLeavesNearMisses(t *testing.T) {
+	tests := []struct{ name, in string }{
+		{"sk-learn", "pip install sk-learn; sklearn is scikit-learn"},
+		{"sk kebab words", "see sk-learn-compat-0-24-release-notes-draft for details"},
+		{"sk inside a word", "disk-usage-monitoring-service-v2-rollout-Q3x9"},
+		{"task ids", "task-1 task-2 ask-ant-colony"},
+		{"ghp prefix alone", "ghp_ and gho_ prefixes; ghp_short123"},
+		{"github_pat prefix alone", "github_pat_ tokens start like this: github_pat_11ABC"},
+		{"AKIA in prose", "AKIA is the prefix of AWS access key ids; AKIAIOSFODNN7EXAMPL is one short"},
+		{"AKIA too long", "AKIAIOSFODNN7EXAMPLEX"},
+		{"AIza short", "AIzaTooShort"},
+		{"xox", "xoxo gossip; xoxb- prefix; xoxb-abcdefghijklmno"},
+		{"eyJ alone", "eyJ"},
+		{"jwt header alone", "eyJhbGciOiJIUzI1NiJ9 is a header"},
+		{"jwt without payload ey", "eyJhbGciOiJIUzI1NiJ9.abcdefghijklmnop.sig"},
+		{"password as a word", "Enter your password to continue. Passwords must be long."},
+		{"password prompt with nothing after", "Password: \nToken:\n"},
+		{"empty token", `token: ""`},
+		{"tokenizer", "tokenizer = x\ntokenizer: AutoTokenizer"},
+		{"max tokens", `{"max_tokens": 1024, "input_tokens": 5, "token_count": 7}`},
+		{"pwd", "PWD=/home/user\nOLDPWD=/tmp"},
+		{"bypass", "bypass=true; compass=north"},
+		{"primary key", "primary_key = id\nsort_key: ts"},
+		{"bearer in a sentence", "the bearer of bad news; Bearer tokens are described in RFC 6750"},
+		{"bearer lowercase words", "Bearer authenticationscheme"},
+		{"bearer placeholder", "Authorization: Bearer $TOKEN\nAuthorization: Bearer ${TOKEN}\nAuthorization: Bearer <token>"},
+		{"bearer scheme only", "Authorization: Bearer\n"},
+		{"bearer upper-case placeholder", "Bearer YOUR_API_KEY_HERE_PLEASE"},
+		{"token type field", `{"token_type": "bearer", "scope": "repo"}`},
+		{"go struct literal", "cfg := Config{\n\tPassword: password,\n\tToken:    token,\n}"},
+		{"go getenv", `token := os.Getenv("GITHUB_TOKEN")`},
+		{"python attribute", "password = self.password\nsecret = settings.SECRET"},
+		{"python call", "password = getpass.getpass()"},
+		{"nil check", "if token == nil {\n\treturn\n}"},
+		{"type annotations", "token: string;\npassword: str = None\nsecret: Optional[str]"},
+		{"index", "token = tokens[0]"},
+		{"template", "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}\nAPI_KEY: {{ .Values.apiKey }}\npassword=%s"},
+		{"placeholder", "api_key=<your-api-key>\npassword: ********"},
+		{"scope operator", "let t = Token::new();"},
+		{"certificate", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"},
+		{"public key", "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----"},
+		{"url without password", "https://example.com:8443/path?q=1 git@github.com:org/repo.git"},
+		{"url with user only", "ssh://git@github.com/org/repo"},
+		{"markdown rule", "---\n- item\n-----\n"},
+		{"Japanese prose", "パスワードを入力してください。トークンの有効期限は30日です。"},
+		{"secrets as a word", "secrets: inherit\nsecret_name: prod-db"},
+		{"kind Secret", "kind: Secret\nmetadata:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Redact(tt.in); got != tt.in {
+				t.Errorf("Redact(%q) = %q; want it unchanged", tt.in, got)
+			}
+		})
+	}
+}
+
+func TestRedactReturnsInputWithoutAllocating(t *testing.T) {
+	in := strings.Repeat(`{"ts":"2026-01-02T03:04:05Z","tool":"Bash","desc":"go test ./... で確認","cwd":"/home/u/src/baton"}`+"\n", 3)
+	got := Redact(in)
+	if unsafe.StringData(got) != unsafe.StringData(in) {
+		t.Errorf("Redact returned a copy of text with nothing to redact; want the same string")
+	}
+	if n := testing.AllocsPerRun(100, func() { Redact(in) }); n != 0 {
+		t.Errorf("Redact allocated %v times on text with nothing to redact; want 0", n)
+	}
+}
+
+func TestRedactInvalidUTF8(t *testing.T) {
+	f := newFakes()
+	tests := []struct{ name, in, want string }{
+		{"bytes kept", "\xff\xfe abc \xc3", "\xff\xfe abc \xc3"},
+		{"token after invalid byte", "\xff" + f.ghp + "\xfe", "\xff" + red(kindGitHub) + "\xfe"},
+		{"truncated rune before key", "\xe3\x81password=x", "\xe3\x81password=" + red(kindAssignment)},
+		{"private after invalid bytes", "\x80<private>\xff</private>\x80", "\x80\x80"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Redact(tt.in); got != tt.want {
+				t.Errorf("Redact(%q) = %q; want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRedactTruncatedInputs cuts every sample at every byte, which drives each
+// rule into the end of the text at every step of its match.
+func TestRedactTruncatedInputs(t *testing.T) {
+	f := newFakes()
+	samples := []string{
+		`{"Authorization":"Bearer ` + f.bearerHex + `"}`,
+		`{"c":"{\"token\":\"a\\\"b\"}"}`,
+		"postgres://admin:s3cr3t@db:5432/app",
+		f.pemRSA,
+		"a<private>b</private>c",
+		f.jwt,
+		f.slackBot,
+		f.anthropic,
+		f.akia,
+	}
+	for _, s := range samples {
+		for i := range len(s) + 1 {
+			in := s[:i]
+			got := Redact(in)
+			if again := Redact(got); again != got {
+				t.Fatalf("Redact(Redact(%q)) = %q; want %q", in, again, got)
+			}
+		}
+	}
+}
+
+// maxGrowth is the most one replacement can add: the longest marker replacing
+// a single byte.
+const maxGrowth = len("[REDACTED:url-password]") - 1
+
+func FuzzRedact(f *testing.F) {
+	fk := newFakes()
+	toks := fk.tokens()
+	for _, s := range []string{
+		"",
+		"plain text",
+		`{"tool":"Bash","tool_input":{"command":"export TOKEN=abc123 && curl -H \"Authorization: Bearer x\""}}`,
+		"password=hunter2 <private>x</private> https://u:p@h/",
+		"<pri<private>a</private>vate>b",
+		"-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
+		"sk-sk-sk-ant-eyJ.eyJ.x xoxb-1 AKIA AIza ghp_ github_pat_",
+		"トークン: 秘密 \xff\xfe",
+		`{\"token\":\"a\\\"b\"}`,
+		"Bearer abcdefghIJKLMNOP1 bearer",
+		fk.jwt + " " + fk.slackBot,
+	} {
+		f.Add(s, uint(len(s)/2), uint8(len(s)))
+	}
+	f.Fuzz(func(t *testing.T, s string, pos uint, which uint8) {
+		got := Redact(s)
+		if again := Redact(got); again != got {
+			t.Fatalf("Redact(Redact(%q)) = %q; want %q", s, again, got)
+		}
+		if strings.Contains(asciiLower(got), privateOpen) {
+			t.Fatalf("Redact(%q) = %q; want no %s tag", s, got, privateOpen)
+		}
+		if limit := len(s) + maxGrowth*strings.Count(got, marker); len(got) > limit {
+			t.Fatalf("Redact(%q) is %d bytes; want at most %d", s, len(got), limit)
+		}
+
+		tk := toks[int(which)%len(toks)]
+		p := int(pos % uint(len(s)+1))
+		in := s[:p] + " " + tk.tok + " " + s[p:]
+		out := Redact(in)
+		for _, piece := range secretPieces(tk.tok) {
+			if strings.Contains(out, piece) && !strings.Contains(s, piece) {
+				t.Fatalf("Redact(%q) = %q; want no %q from the embedded secret", in, out, piece)
+			}
+		}
+	})
+}
+
+// secretPieces returns parts of a fake secret that must not survive: the whole
+// secret, its middle and its end, and each line of a key block's body.
+func secretPieces(tok string) []string {
+	if lines := strings.Split(tok, "\n"); len(lines) > 2 {
+		return append([]string{tok}, lines[1:len(lines)-1]...)
+	}
+	n := len(tok)
+	return []string{tok, tok[n/2-8 : n/2+8], tok[n-16:]}
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lower(c)
+	}
+	return string(b)
+}
