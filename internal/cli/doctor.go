@@ -1,0 +1,324 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/baton-cli/baton/internal/claudecode"
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/state"
+)
+
+// DoctorOptions are the inputs of `baton doctor`.
+type DoctorOptions struct {
+	Factory *Factory
+	JSON    bool
+	Lang    string
+}
+
+// NewCmdDoctor builds `baton doctor`.
+func NewCmdDoctor(f *Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check that baton and Claude Code are set up, and explain what is not",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return doctorRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the checks as JSON")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "message language: ja or en")
+	return cmd
+}
+
+// Check outcomes. A failed required check makes doctor exit non-zero; a
+// warning is about an optional part.
+const (
+	checkOK   = "ok"
+	checkWarn = "warn"
+	checkFail = "fail"
+)
+
+type check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+}
+
+var (
+	msgDrBatonPath    = i18n.Msg{JA: "PATH 上の baton: %s", EN: "baton on PATH: %s"}
+	msgDrBatonMissing = i18n.Msg{JA: "PATH に baton がありません。フックは `baton hook` を呼ぶので、`go install ./cmd/baton` で入れ、$(go env GOPATH)/bin を PATH に加えてください", EN: "baton is not on PATH; hooks run `baton hook`, so install it with `go install ./cmd/baton` and add $(go env GOPATH)/bin to PATH"}
+	msgDrClaude       = i18n.Msg{JA: "Claude Code: %s (%s)", EN: "Claude Code: %s (%s)"}
+	msgDrClaudeNone   = i18n.Msg{JA: "Claude Code (%s) が見つかりません: npm install -g @anthropic-ai/claude-code", EN: "Claude Code (%s) not found: npm install -g @anthropic-ai/claude-code"}
+	msgDrHooks        = i18n.Msg{JA: "フック導入済み: %s", EN: "hooks installed in %s"}
+	msgDrHooksPart    = i18n.Msg{JA: "%s のフックが一部だけです（%d/%d）。`baton init` で揃えてください", EN: "%s has only some of baton's hooks (%d/%d); run `baton init` to complete them"}
+	msgDrHooksPlugin  = i18n.Msg{JA: "baton プラグインが有効です（%s）", EN: "the baton plugin is enabled (%s)"}
+	msgDrHooksNone    = i18n.Msg{JA: "baton のフックがどこにもありません。`baton init` を実行するか、プラグインを入れてください", EN: "baton's hooks are not installed anywhere; run `baton init` or install the plugin"}
+	msgDrState        = i18n.Msg{JA: "状態フォルダに書き込めます: %s", EN: "state folder is writable: %s"}
+	msgDrStateBad     = i18n.Msg{JA: "状態フォルダに書き込めません: %v", EN: "state folder is not writable: %v"}
+	msgDrNoRepo       = i18n.Msg{JA: "git リポジトリの外です（記録はプロジェクトフォルダに残ります）", EN: "not inside a git repository (records go to the project folder)"}
+	msgDrLogClean     = i18n.Msg{JA: "baton.log に直近 24 時間のエラーはありません", EN: "no errors in baton.log in the last 24 hours"}
+	msgDrLogErrors    = i18n.Msg{JA: "baton.log に直近 24 時間で %d 件の問題があります。最新: %s", EN: "baton.log has %d problem(s) in the last 24 hours; newest: %s"}
+	msgDrConfig       = i18n.Msg{JA: "設定ファイルを読めました", EN: "configuration loads"}
+	msgDrGitHub       = i18n.Msg{JA: "GitHub の認証情報があります（%s）", EN: "GitHub credentials found (%s)"}
+	msgDrGitHubNone   = i18n.Msg{JA: "GitHub の認証情報がありません（任意）。GH_TOKEN を設定するか `gh auth login` を実行すると課題に投稿できます", EN: "no GitHub credentials (optional); set GH_TOKEN or run `gh auth login` to post to issues"}
+	msgDrTmux         = i18n.Msg{JA: "tmux: %s", EN: "tmux: %s"}
+	msgDrTmuxNone     = i18n.Msg{JA: "tmux がありません（任意、ディベートの tmux 表示に使います）", EN: "tmux not found (optional; used to show debates in panes)"}
+	msgDrSummaryOK    = i18n.Msg{JA: "問題ありません。", EN: "All required checks passed."}
+	msgDrSummaryBad   = i18n.Msg{JA: "必須の確認に失敗しました。", EN: "Some required checks failed."}
+)
+
+func doctorRun(ctx context.Context, opts *DoctorOptions) error {
+	f := opts.Factory
+	repo, repoErr := f.Repo()
+	root := repo.Worktree
+	cfg, cfgErr := f.Config(root)
+	if cfgErr != nil {
+		cfg = &config.Config{}
+	}
+	lang := cfg.Language(f.Getenv)
+	if opts.Lang != "" {
+		l, err := i18n.Parse(opts.Lang)
+		if err != nil {
+			return flagError{err}
+		}
+		lang = l
+	}
+
+	var checks []check
+	add := func(name, status, detail string) { checks = append(checks, check{name, status, detail}) }
+
+	if p, err := exec.LookPath("baton"); err == nil {
+		add("baton", checkOK, msgDrBatonPath.Format(lang, p))
+	} else {
+		add("baton", checkFail, msgDrBatonMissing.In(lang))
+	}
+
+	if cfgErr != nil {
+		add("config", checkFail, cfgErr.Error())
+	} else {
+		add("config", checkOK, msgDrConfig.In(lang))
+	}
+
+	agent := cfg.AgentCommand()
+	if p, err := exec.LookPath(agent); err == nil {
+		add("claude", checkOK, msgDrClaude.Format(lang, p, agentVersion(ctx, p)))
+	} else {
+		add("claude", checkFail, msgDrClaudeNone.Format(lang, agent))
+	}
+
+	add(hooksCheck(ctx, f, root, lang))
+
+	var dir state.Dir
+	if repoErr == nil {
+		dir = state.For(repo)
+	} else {
+		wd, _ := f.Getwd()
+		dir = state.At(wd)
+		add("repository", checkWarn, msgDrNoRepo.In(lang))
+	}
+	if err := probeWritable(dir.Root); err != nil {
+		add("state", checkFail, msgDrStateBad.Format(lang, err))
+	} else {
+		add("state", checkOK, msgDrState.Format(lang, dir.Root))
+	}
+
+	add(logCheck(f, dir, lang))
+
+	switch {
+	case f.Getenv("GH_TOKEN") != "":
+		add("github", checkOK, msgDrGitHub.Format(lang, "GH_TOKEN"))
+	case f.Getenv("GITHUB_TOKEN") != "":
+		add("github", checkOK, msgDrGitHub.Format(lang, "GITHUB_TOKEN"))
+	default:
+		if p, err := exec.LookPath("gh"); err == nil {
+			add("github", checkOK, msgDrGitHub.Format(lang, p))
+		} else {
+			add("github", checkWarn, msgDrGitHubNone.In(lang))
+		}
+	}
+	if p, err := exec.LookPath("tmux"); err == nil {
+		add("tmux", checkOK, msgDrTmux.Format(lang, p))
+	} else {
+		add("tmux", checkWarn, msgDrTmuxNone.In(lang))
+	}
+
+	ok := true
+	for _, c := range checks {
+		if c.Status == checkFail {
+			ok = false
+		}
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			OK     bool    `json:"ok"`
+			Checks []check `json:"checks"`
+		}{ok, checks}); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range checks {
+			fmt.Fprintf(f.IO.Out, "%s %-10s %s\n", mark(c.Status), c.Name, c.Detail)
+		}
+		if ok {
+			fmt.Fprintln(f.IO.Out, msgDrSummaryOK.In(lang))
+		} else {
+			fmt.Fprintln(f.IO.Out, msgDrSummaryBad.In(lang))
+		}
+	}
+	if !ok {
+		return errSilent
+	}
+	return nil
+}
+
+func mark(status string) string {
+	switch status {
+	case checkOK:
+		return "✓"
+	case checkWarn:
+		return "!"
+	}
+	return "✗"
+}
+
+// agentVersion asks the agent CLI for its version, bounded in time.
+func agentVersion(ctx context.Context, path string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.WaitDelay = time.Second
+	out, err := cmd.Output()
+	if err != nil {
+		return "version unknown: " + err.Error()
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// hooksCheck finds where baton's hooks are installed: any settings file with
+// all of them, or the plugin, passes.
+func hooksCheck(ctx context.Context, f *Factory, root string, lang i18n.Lang) (string, string, string) {
+	local, shared, user := claudecode.SettingsPaths(f.Getenv("HOME"), root)
+	paths := []string{user}
+	if root != "" {
+		paths = []string{local, shared, user}
+	}
+	var partial []string
+	for _, p := range paths {
+		events, err := claudecode.HooksInstalled(ctx, p, claudecode.DefaultHookCommand)
+		if err != nil {
+			continue
+		}
+		switch {
+		case len(events) == len(claudecode.HookEvents()):
+			return "hooks", checkOK, msgDrHooks.Format(lang, p)
+		case len(events) > 0:
+			partial = append(partial, msgDrHooksPart.Format(lang, p, len(events), len(claudecode.HookEvents())))
+		}
+	}
+	for _, p := range paths {
+		if name := enabledPlugin(p); name != "" {
+			return "hooks", checkOK, msgDrHooksPlugin.Format(lang, name)
+		}
+	}
+	if len(partial) > 0 {
+		return "hooks", checkFail, strings.Join(partial, "; ")
+	}
+	return "hooks", checkFail, msgDrHooksNone.In(lang)
+}
+
+// enabledPlugin returns the name of an enabled baton plugin in a settings file.
+func enabledPlugin(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var s struct {
+		EnabledPlugins map[string]bool `json:"enabledPlugins"`
+	}
+	if json.Unmarshal(b, &s) != nil {
+		return ""
+	}
+	for name, on := range s.EnabledPlugins {
+		if on && (name == "baton" || strings.HasPrefix(name, "baton@")) {
+			return name
+		}
+	}
+	return ""
+}
+
+// probeWritable creates dir if needed and writes and removes a file in it.
+func probeWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// logCheck reports warnings and errors logged in the last day, from the state
+// folder's log and the user-level one.
+func logCheck(f *Factory, dir state.Dir, lang i18n.Lang) (string, string, string) {
+	since := f.Now().Add(-24 * time.Hour)
+	count, newest := 0, ""
+	for _, p := range []string{dir.Log(), state.UserLog(f.Getenv)} {
+		n, last := recentProblems(p, since)
+		count += n
+		if last != "" {
+			newest = filepath.Base(filepath.Dir(p)) + ": " + last
+		}
+	}
+	if count == 0 {
+		return "log", checkOK, msgDrLogClean.In(lang)
+	}
+	if len(newest) > 300 {
+		newest = newest[:300] + "…"
+	}
+	return "log", checkWarn, msgDrLogErrors.Format(lang, count, newest)
+}
+
+// recentProblems counts the WARN and ERROR lines of a log written since.
+func recentProblems(path string, since time.Time) (int, string) {
+	file, err := os.Open(path)
+	if err != nil {
+		return 0, ""
+	}
+	defer file.Close()
+	n, last := 0, ""
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.Contains(line, "level=WARN") && !strings.Contains(line, "level=ERROR") {
+			continue
+		}
+		ts, _, _ := strings.Cut(strings.TrimPrefix(line, "time="), " ")
+		if t, err := time.Parse(time.RFC3339Nano, ts); err != nil || t.Before(since) {
+			continue
+		}
+		n++
+		last = line
+	}
+	return n, last
+}

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/baton-cli/baton/internal/claudecode"
+	"github.com/baton-cli/baton/internal/gitrepo"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/state"
+)
+
+// InitOptions are the inputs of `baton init`.
+type InitOptions struct {
+	Factory   *Factory
+	Shared    bool
+	User      bool
+	Uninstall bool
+	Command   string
+	Lang      string
+}
+
+// NewCmdInit builds `baton init`, which wires Claude Code's hooks to baton.
+func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
+	opts := &InitOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Install baton's hooks into Claude Code's settings for this repository",
+		Long: "Installs `baton hook` for every Claude Code hook event. By default it writes\n" +
+			".claude/settings.local.json (this machine only); --shared writes .claude/settings.json\n" +
+			"(committed, for the whole team); --user writes ~/.claude/settings.json (every project).\n" +
+			"Other settings and hooks are kept. Running it twice changes nothing; --uninstall removes\n" +
+			"exactly what it added.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Shared && opts.User {
+				return flagError{errors.New("--shared and --user cannot be used together")}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return initRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Shared, "shared", false, "write .claude/settings.json (shared with the team) instead of settings.local.json")
+	cmd.Flags().BoolVar(&opts.User, "user", false, "write ~/.claude/settings.json (all projects)")
+	cmd.Flags().BoolVar(&opts.Uninstall, "uninstall", false, "remove the hooks baton added")
+	cmd.Flags().StringVar(&opts.Command, "command", claudecode.DefaultHookCommand, "hook command to install")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "message language: ja or en")
+	return cmd
+}
+
+var (
+	msgInitAdded     = i18n.Msg{JA: "%s に baton のフックを追加しました: %v", EN: "Added baton's hooks to %s: %v"}
+	msgInitRemoved   = i18n.Msg{JA: "%s から baton のフックを外しました: %v", EN: "Removed baton's hooks from %s: %v"}
+	msgInitUnchanged = i18n.Msg{JA: "%s は既に最新です（変更なし）", EN: "%s is already up to date (no change)"}
+	msgInitNone      = i18n.Msg{JA: "%s に baton のフックはありません（変更なし）", EN: "%s has no baton hooks (no change)"}
+	msgExcludeAdded  = i18n.Msg{JA: "%s を .git/info/exclude に追加しました", EN: "Added %s to .git/info/exclude"}
+	msgExcludeGone   = i18n.Msg{JA: "%s を .git/info/exclude から外しました", EN: "Removed %s from .git/info/exclude"}
+	msgExcludeKept   = i18n.Msg{JA: "%s には記録が残っているため、.git/info/exclude の行はそのままにしました", EN: "Kept %s in .git/info/exclude because it still holds records"}
+	msgInitNext      = i18n.Msg{JA: "次: Claude Code を起動すると、作業が .claude/session-state/auto.jsonl に記録されます。`baton doctor` で確認できます。", EN: "Next: start Claude Code; its activity is recorded in .claude/session-state/auto.jsonl. Check with `baton doctor`."}
+	msgNeedRepo      = i18n.Msg{JA: "git リポジトリの中で実行してください（--user ならどこでも可）: %v", EN: "run this inside a git repository (or use --user): %v"}
+)
+
+// excludePattern keeps baton's state folder out of git.
+const excludePattern = state.RelDir + "/"
+
+func initRun(ctx context.Context, opts *InitOptions) error {
+	f := opts.Factory
+	repo, repoErr := f.Repo()
+	lang, err := commandLang(f, opts.Lang, repo.Worktree)
+	if err != nil {
+		return err
+	}
+	if repoErr != nil && !opts.User {
+		return errors.New(msgNeedRepo.Format(lang, repoErr))
+	}
+	local, shared, user := claudecode.SettingsPaths(f.Getenv("HOME"), repo.Worktree)
+	path := local
+	switch {
+	case opts.Shared:
+		path = shared
+	case opts.User:
+		path = user
+	}
+
+	out := f.IO.Out
+	if opts.Uninstall {
+		ch, err := claudecode.UninstallHooks(ctx, path, opts.Command)
+		if err != nil {
+			return err
+		}
+		if len(ch.Removed) > 0 {
+			fmt.Fprintln(out, msgInitRemoved.Format(lang, path, ch.Removed))
+		} else {
+			fmt.Fprintln(out, msgInitNone.Format(lang, path))
+		}
+		if repoErr == nil {
+			return uninstallExclude(f, repo, lang)
+		}
+		return nil
+	}
+
+	ch, err := claudecode.InstallHooks(ctx, path, opts.Command)
+	if err != nil {
+		return err
+	}
+	if len(ch.Added) > 0 {
+		fmt.Fprintln(out, msgInitAdded.Format(lang, path, ch.Added))
+	} else {
+		fmt.Fprintln(out, msgInitUnchanged.Format(lang, path))
+	}
+	if repoErr == nil {
+		added, err := repo.AddExclude(excludePattern)
+		if err != nil {
+			return err
+		}
+		if added {
+			fmt.Fprintln(out, msgExcludeAdded.Format(lang, excludePattern))
+		}
+	}
+	fmt.Fprintln(out, msgInitNext.In(lang))
+	return nil
+}
+
+// uninstallExclude takes the exclude line back unless the state folder still
+// holds files: un-ignoring them would put the journal one `git add .` away
+// from a commit.
+func uninstallExclude(f *Factory, repo gitrepo.Repo, lang i18n.Lang) error {
+	dir := state.For(repo).Root
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		fmt.Fprintln(f.IO.Out, msgExcludeKept.Format(lang, filepath.Join(repo.Main, state.RelDir)))
+		return nil
+	}
+	removed, err := repo.RemoveExclude(excludePattern)
+	if err != nil {
+		return err
+	}
+	if removed {
+		fmt.Fprintln(f.IO.Out, msgExcludeGone.Format(lang, excludePattern))
+	}
+	return nil
+}
+
+// commandLang picks the message language: the --lang flag, else the config,
+// else the locale.
+func commandLang(f *Factory, flag, root string) (i18n.Lang, error) {
+	if flag != "" {
+		l, err := i18n.Parse(flag)
+		if err != nil {
+			return "", flagError{err}
+		}
+		return l, nil
+	}
+	cfg, err := f.Config(root)
+	if err != nil {
+		return "", err
+	}
+	return cfg.Language(f.Getenv), nil
+}

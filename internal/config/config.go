@@ -1,0 +1,216 @@
+// Package config loads baton's settings: the user's file
+// ${XDG_CONFIG_HOME:-~/.config}/baton/config.yaml, overridden key by key by
+// .baton.yaml at the repository's root. Command-line flags override both; the
+// commands apply them.
+//
+// An unknown key is an error that names the key and the file, so a typo never
+// silently does nothing.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/baton-cli/baton/internal/i18n"
+)
+
+// RepoFile is the name of the per-repository file at the repository's root.
+const RepoFile = ".baton.yaml"
+
+// Config is everything baton can be told. Zero values mean "use the default";
+// read settings through the methods, which apply the defaults.
+type Config struct {
+	// Lang is the language of messages: ja or en. Empty: from the locale.
+	Lang string `yaml:"lang"`
+
+	Journal Journal `yaml:"journal"`
+	Agent   Agent   `yaml:"agent"`
+}
+
+// Journal configures the activity journal.
+type Journal struct {
+	// MaxSize is the size past which the active journal file is archived.
+	MaxSize Size `yaml:"max_size"`
+}
+
+// Agent configures the agent CLI baton starts.
+type Agent struct {
+	// Command is the agent program (default "claude").
+	Command string `yaml:"command"`
+}
+
+// DefaultJournalMaxSize is the default rotation size of the journal.
+const DefaultJournalMaxSize = 32 << 20
+
+// JournalMaxSize returns the journal's rotation size.
+func (c *Config) JournalMaxSize() int64 {
+	if c.Journal.MaxSize > 0 {
+		return int64(c.Journal.MaxSize)
+	}
+	return DefaultJournalMaxSize
+}
+
+// AgentCommand returns the agent program to run.
+func (c *Config) AgentCommand() string {
+	if c.Agent.Command != "" {
+		return c.Agent.Command
+	}
+	return "claude"
+}
+
+// Language returns the configured language, else the locale's.
+func (c *Config) Language(getenv func(string) string) i18n.Lang {
+	if l, err := i18n.Parse(c.Lang); err == nil {
+		return l
+	}
+	return i18n.FromEnv(getenv)
+}
+
+// UserPath returns the user's config file path.
+func UserPath(getenv func(string) string) string {
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		dir = filepath.Join(getenv("HOME"), ".config")
+	}
+	return filepath.Join(dir, "baton", "config.yaml")
+}
+
+// Load reads the files in order, each overriding the keys it sets. Missing
+// files are skipped; an empty path is ignored.
+func Load(paths ...string) (*Config, error) {
+	c := &Config{}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read config: %w", err)
+		}
+		if err := decode(b, c); err != nil {
+			return nil, fmt.Errorf("config %s: %w", p, err)
+		}
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) validate() error {
+	if c.Lang != "" {
+		if _, err := i18n.Parse(c.Lang); err != nil {
+			return fmt.Errorf("config: lang: %w", err)
+		}
+	}
+	if c.Journal.MaxSize < 0 {
+		return errors.New("config: journal.max_size must be positive")
+	}
+	return nil
+}
+
+// decode overlays the YAML document b onto c, refusing unknown keys.
+func decode(b []byte, c *Config) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	if err := checkKeys(doc.Content[0], reflect.TypeOf(*c), ""); err != nil {
+		return err
+	}
+	return doc.Content[0].Decode(c)
+}
+
+// checkKeys reports the first mapping key in n that t has no field for.
+func checkKeys(n *yaml.Node, t reflect.Type, prefix string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i], n.Content[i+1]
+			f, ok := fieldByTag(t, key.Value)
+			if !ok {
+				return fmt.Errorf("line %d: unknown key %q", key.Line, prefix+key.Value)
+			}
+			if err := checkKeys(val, f.Type, prefix+key.Value+"."); err != nil {
+				return err
+			}
+		}
+	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
+		for i, item := range n.Content {
+			if err := checkKeys(item, t.Elem(), fmt.Sprintf("%s[%d].", strings.TrimSuffix(prefix, "."), i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if tag == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// Size is a byte count written as a number or with a unit: 512KiB, 32MiB, 1GiB
+// (also KB, MB, GB as powers of 1000).
+type Size int64
+
+// UnmarshalYAML parses a Size.
+func (s *Size) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParseSize(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*s = v
+	return nil
+}
+
+// ParseSize parses "1048576", "32MiB", "10 MB".
+func ParseSize(text string) (Size, error) {
+	t := strings.TrimSpace(text)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{
+		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1},
+	}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("invalid size %q (want a number of bytes or e.g. 32MiB)", text)
+	}
+	return Size(n * mult), nil
+}

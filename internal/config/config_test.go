@@ -1,0 +1,111 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baton-cli/baton/internal/i18n"
+)
+
+func write(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadOverlay(t *testing.T) {
+	dir := t.TempDir()
+	user := write(t, dir, "user.yaml", "lang: ja\njournal:\n  max_size: 8MiB\nagent:\n  command: my-claude\n")
+	repo := write(t, dir, "repo.yaml", "journal:\n  max_size: 1024\n")
+	c, err := Load(user, repo, filepath.Join(dir, "missing.yaml"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.JournalMaxSize(); got != 1024 {
+		t.Errorf("JournalMaxSize = %d; want 1024 (repo file overrides user file)", got)
+	}
+	if got := c.AgentCommand(); got != "my-claude" {
+		t.Errorf("AgentCommand = %q; want my-claude (kept from user file)", got)
+	}
+	if got := c.Language(func(string) string { return "" }); got != i18n.JA {
+		t.Errorf("Language = %q; want ja", got)
+	}
+}
+
+func TestLoadDefaults(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.JournalMaxSize() != DefaultJournalMaxSize || c.AgentCommand() != "claude" {
+		t.Errorf("defaults = %d %q; want %d claude", c.JournalMaxSize(), c.AgentCommand(), DefaultJournalMaxSize)
+	}
+	if got := c.Language(func(k string) string { return map[string]string{"LANG": "ja_JP.UTF-8"}[k] }); got != i18n.JA {
+		t.Errorf("Language from LANG = %q; want ja", got)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"unknown top key", "lnag: ja\n", []string{`unknown key "lnag"`, "line 1"}},
+		{"unknown nested key", "journal:\n  max_sise: 3\n", []string{`unknown key "journal.max_sise"`, "line 2"}},
+		{"bad size", "journal:\n  max_size: lots\n", []string{`invalid size "lots"`}},
+		{"bad lang", "lang: fr\n", []string{"lang", "fr"}},
+		{"not yaml", "lang: [\n", []string{"yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := write(t, t.TempDir(), "config.yaml", tt.body)
+			_, err := Load(p)
+			if err == nil {
+				t.Fatalf("Load succeeded; want an error")
+			}
+			for _, w := range append(tt.want, "") {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if tt.name != "bad lang" && !strings.Contains(err.Error(), p) {
+				t.Errorf("error %q does not name the file %s", err, p)
+			}
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Size
+		ok   bool
+	}{
+		{"1024", 1024, true}, {"32MiB", 32 << 20, true}, {"10 MB", 10e6, true},
+		{"1GiB", 1 << 30, true}, {"-1", 0, false}, {"MiB", 0, false}, {"1.5MiB", 0, false},
+		{"99999999999999GiB", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseSize(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestUserPath(t *testing.T) {
+	env := map[string]string{"HOME": "/home/u"}
+	get := func(k string) string { return env[k] }
+	if got := UserPath(get); got != "/home/u/.config/baton/config.yaml" {
+		t.Errorf("UserPath = %q", got)
+	}
+	env["XDG_CONFIG_HOME"] = "/x"
+	if got := UserPath(get); got != "/x/baton/config.yaml" {
+		t.Errorf("UserPath with XDG_CONFIG_HOME = %q", got)
+	}
+}

@@ -1,0 +1,113 @@
+// Package hook turns one Claude Code hook call into baton's records: it parses
+// the event's JSON payload, appends a journal record, keeps the tmux pane
+// registry current, and assembles the context injected at session start.
+//
+// Everything here is on the agent's hot path. It opens no database, calls no
+// network and waits on no model; the command that drives it fails open.
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Claude Code's hook event names.
+const (
+	SessionStart     = "SessionStart"
+	UserPromptSubmit = "UserPromptSubmit"
+	PreToolUse       = "PreToolUse"
+	PostToolUse      = "PostToolUse"
+	Stop             = "Stop"
+	SubagentStop     = "SubagentStop"
+	PreCompact       = "PreCompact"
+	SessionEnd       = "SessionEnd"
+	Notification     = "Notification"
+)
+
+// MaxPayload is the most of stdin a hook reads. Tool responses can be large
+// (a whole file read back), so the limit is generous; past it the payload is
+// refused rather than half-parsed.
+const MaxPayload = 64 << 20
+
+// ErrPayload marks a payload that is not a hook event baton can use.
+var ErrPayload = errors.New("invalid hook payload")
+
+// Payload is the JSON object Claude Code writes to a hook's stdin.
+type Payload struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	Event          string `json:"hook_event_name"`
+
+	ToolName  string          `json:"tool_name"`
+	ToolInput json.RawMessage `json:"tool_input"`
+
+	Source               string `json:"source"`
+	Trigger              string `json:"trigger"`
+	Reason               string `json:"reason"`
+	Prompt               string `json:"prompt"`
+	Message              string `json:"message"`
+	LastAssistantMessage string `json:"last_assistant_message"`
+}
+
+// Parse reads one payload from r. The event name comes from the payload; a
+// non-empty want (the optional positional argument of `baton hook`) must agree
+// with it.
+func Parse(r io.Reader, want string) (Payload, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxPayload+1))
+	if err != nil {
+		return Payload{}, fmt.Errorf("read hook payload: %w", err)
+	}
+	if len(b) > MaxPayload {
+		return Payload{}, fmt.Errorf("%w: larger than %d bytes", ErrPayload, MaxPayload)
+	}
+	var p Payload
+	if err := json.Unmarshal(b, &p); err != nil {
+		return Payload{}, fmt.Errorf("%w: %v", ErrPayload, err)
+	}
+	switch {
+	case p.Event == "" && want == "":
+		return Payload{}, fmt.Errorf("%w: no hook_event_name", ErrPayload)
+	case p.Event == "":
+		p.Event = want
+	case want != "" && want != p.Event:
+		return Payload{}, fmt.Errorf("%w: event %q given, payload says %q", ErrPayload, want, p.Event)
+	}
+	return p, nil
+}
+
+// toolInput holds the tool_input fields baton records.
+type toolInput struct {
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+	Path         string `json:"path"`
+	Description  string `json:"description"`
+	Command      string `json:"command"`
+	Pattern      string `json:"pattern"`
+	URL          string `json:"url"`
+	Query        string `json:"query"`
+}
+
+// file and desc pick what a tool call touched and what it did.
+func (p *Payload) fileAndDesc() (file, desc string) {
+	if len(p.ToolInput) == 0 {
+		return "", ""
+	}
+	var in toolInput
+	if json.Unmarshal(p.ToolInput, &in) != nil {
+		return "", ""
+	}
+	return firstNonEmpty(in.FilePath, in.NotebookPath, in.Path),
+		firstNonEmpty(in.Description, in.Command, in.Pattern, in.URL, in.Query)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

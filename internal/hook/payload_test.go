@@ -1,0 +1,138 @@
+package hook
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		arg     string
+		want    string // event
+		wantErr bool
+	}{
+		{"post tool use", `{"session_id":"s1","cwd":"/r","hook_event_name":"PostToolUse","tool_name":"Bash"}`, "", PostToolUse, false},
+		{"arg agrees", `{"hook_event_name":"Stop"}`, "Stop", Stop, false},
+		{"arg fills a missing name", `{"session_id":"s"}`, "Stop", Stop, false},
+		{"arg disagrees", `{"hook_event_name":"Stop"}`, "SessionEnd", "", true},
+		{"empty", ``, "", "", true},
+		{"not json", `hello`, "", "", true},
+		{"wrong shape: array", `[1,2]`, "", "", true},
+		{"wrong field type", `{"hook_event_name":5}`, "", "", true},
+		{"no event anywhere", `{"session_id":"s"}`, "", "", true},
+		{"invalid utf-8 kept parseable", "{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"a\xffb\"}", "", UserPromptSubmit, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse(strings.NewReader(tt.in), tt.arg)
+			if tt.wantErr {
+				if !errors.Is(err, ErrPayload) {
+					t.Fatalf("Parse error = %v; want ErrPayload", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Event != tt.want {
+				t.Errorf("event = %q; want %q", p.Event, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseHuge(t *testing.T) {
+	// A 10 MB tool response parses: only its size matters, not its content.
+	var b bytes.Buffer
+	b.WriteString(`{"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/r/big.txt"},"tool_response":"`)
+	b.WriteString(strings.Repeat("x", 10<<20))
+	b.WriteString(`"}`)
+	p, err := Parse(&b, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := p.Record(Where{}, time.Now()); rec.File != "/r/big.txt" {
+		t.Errorf("file = %q; want /r/big.txt", rec.File)
+	}
+
+	over := repeatByte('x', MaxPayload+1)
+	if _, err := Parse(bytes.NewReader(over), "Stop"); !errors.Is(err, ErrPayload) {
+		t.Errorf("Parse of %d bytes = %v; want ErrPayload", len(over), err)
+	}
+}
+
+func repeatByte(c byte, n int) []byte { return bytes.Repeat([]byte{c}, n) }
+
+func TestRecord(t *testing.T) {
+	now := time.Date(2026, 11, 29, 9, 0, 0, 0, time.FixedZone("JST", 9*3600))
+	w := Where{Cwd: "/r/sub", Worktree: "/r", Branch: "main"}
+	long := strings.Repeat("あ", 600)
+	tests := []struct {
+		name  string
+		in    string
+		check func(t *testing.T, rec recordView)
+	}{
+		{"bash uses description", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"Run tests"}}`,
+			func(t *testing.T, r recordView) { r.want(t, "Bash", "", "Run tests") }},
+		{"bash without description uses command", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls -la"}}`,
+			func(t *testing.T, r recordView) { r.want(t, "Bash", "", "ls -la") }},
+		{"edit file path", `{"hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":"/r/a.go","old_string":"x"}}`,
+			func(t *testing.T, r recordView) { r.want(t, "Edit", "/r/a.go", "") }},
+		{"notebook path", `{"hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/r/n.ipynb"}}`,
+			func(t *testing.T, r recordView) { r.want(t, "NotebookEdit", "/r/n.ipynb", "") }},
+		{"secret in command redacted", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345' https://x"}}`,
+			func(t *testing.T, r recordView) {
+				if strings.Contains(r.Desc, "abcdefghijklmnop") || !strings.Contains(r.Desc, "[REDACTED:") {
+					t.Errorf("desc = %q; want the token redacted", r.Desc)
+				}
+			}},
+		{"prompt excerpt capped", `{"hook_event_name":"UserPromptSubmit","prompt":"` + long + `"}`,
+			func(t *testing.T, r recordView) {
+				if n := len([]rune(r.Prompt)); n != MaxText {
+					t.Errorf("prompt has %d characters; want %d", n, MaxText)
+				}
+				if !strings.HasSuffix(r.Prompt, "…") {
+					t.Errorf("cut prompt does not end with …")
+				}
+			}},
+		{"session start source", `{"hook_event_name":"SessionStart","source":"compact","transcript_path":"/nope.jsonl"}`,
+			func(t *testing.T, r recordView) {
+				if r.Source != "compact" || r.Transcript != "/nope.jsonl" {
+					t.Errorf("source %q transcript %q", r.Source, r.Transcript)
+				}
+			}},
+		{"pre compact trigger", `{"hook_event_name":"PreCompact","trigger":"manual"}`,
+			func(t *testing.T, r recordView) {
+				if r.Trigger != "manual" {
+					t.Errorf("trigger = %q; want manual", r.Trigger)
+				}
+			}},
+		{"session end reason", `{"hook_event_name":"SessionEnd","reason":"clear"}`,
+			func(t *testing.T, r recordView) {
+				if r.Reason != "clear" {
+					t.Errorf("reason = %q; want clear", r.Reason)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse(strings.NewReader(tt.in), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := p.Record(w, now)
+			if !rec.TS.Equal(now) || rec.TS.Location() != time.UTC {
+				t.Errorf("ts = %v; want %v in UTC", rec.TS, now)
+			}
+			if rec.Worktree != "/r" || rec.Branch != "main" || rec.Cwd != "/r/sub" || rec.Event != p.Event {
+				t.Errorf("where = %q %q %q event %q", rec.Worktree, rec.Branch, rec.Cwd, rec.Event)
+			}
+			tt.check(t, recordView{rec})
+		})
+	}
+}

@@ -1,0 +1,194 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/gitrepo"
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/panes"
+	"github.com/baton-cli/baton/internal/state"
+)
+
+// Options is what one hook call needs from the process around it.
+type Options struct {
+	// Event is the optional event name given on the command line.
+	Event string
+	Now   func() time.Time
+	// Getenv reads the process environment; Environ is passed to tmux.
+	Getenv  func(string) string
+	Environ []string
+	// Getwd stands in for a payload without cwd.
+	Getwd func() (string, error)
+	// LoadConfig loads the configuration for a worktree root.
+	LoadConfig func(root string) (*config.Config, error)
+	// Providers fill the SessionStart context, highest priority first.
+	Providers []Provider
+	// Warn receives problems that did not stop the call (a provider that
+	// failed, a pane registry that could not be updated).
+	Warn func(error)
+}
+
+// Result says where a call's state went, so its caller can log there.
+type Result struct {
+	Payload Payload
+	State   state.Dir
+}
+
+// Run handles one hook call: parse the payload from in, append the journal
+// record, update the pane registry, and for SessionStart write the hook output
+// to out. It writes nothing else to out.
+func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, error) {
+	var res Result
+	p, perr := Parse(in, o.Event)
+	res.Payload = p
+	if p.Cwd == "" {
+		wd, err := o.Getwd()
+		if err != nil {
+			return res, errors.Join(perr, fmt.Errorf("no cwd in payload: %w", err))
+		}
+		p.Cwd = wd
+	}
+	// Locate the state folder even for a bad payload, so the error is logged
+	// where `baton doctor` looks for it.
+	where, dir := locate(p.Cwd, o.Getenv("CLAUDE_PROJECT_DIR"))
+	res.State = dir
+	if perr != nil {
+		return res, perr
+	}
+	now := o.Now()
+
+	cfg, err := o.LoadConfig(where.Worktree)
+	if err != nil {
+		// A broken config file must not stop the journal: record with the
+		// defaults and report the problem.
+		o.Warn(err)
+		cfg = &config.Config{}
+	}
+
+	j := journal.Open(dir.Root, journal.Options{MaxSize: cfg.JournalMaxSize(), Now: o.Now})
+	if err := j.Append(p.Record(where, now)); err != nil {
+		o.Warn(fmt.Errorf("append journal: %w", err))
+	}
+
+	if pane := o.Getenv("TMUX_PANE"); pane != "" {
+		if err := updatePanes(ctx, &p, pane, where, o); err != nil {
+			o.Warn(fmt.Errorf("update pane registry: %w", err))
+		}
+	}
+
+	if p.Event != SessionStart {
+		return res, nil
+	}
+	s := &Start{Payload: &p, Where: where, State: dir, Config: cfg, Lang: cfg.Language(o.Getenv), Now: now}
+	var sections []string
+	for _, pr := range o.Providers {
+		text, err := pr.SessionContext(ctx, s)
+		if err != nil {
+			o.Warn(fmt.Errorf("session context: %w", err))
+			continue
+		}
+		sections = append(sections, text)
+	}
+	return res, writeStartOutput(out, Assemble(sections, MaxContext, s.Lang))
+}
+
+// locate finds the worktree of cwd and the state folder. Outside git the
+// project folder (CLAUDE_PROJECT_DIR, else cwd) stands in for the repository.
+func locate(cwd, projectDir string) (Where, state.Dir) {
+	if repo, err := gitrepo.Find(cwd); err == nil {
+		return Where{Cwd: cwd, Worktree: repo.Worktree, Branch: repo.Branch}, state.For(repo)
+	}
+	root := projectDir
+	if root == "" {
+		root = cwd
+	}
+	return Where{Cwd: cwd, Worktree: root}, state.At(root)
+}
+
+// startOutput is the SessionStart hook output Claude Code reads.
+type startOutput struct {
+	HookSpecificOutput struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+func writeStartOutput(out io.Writer, text string) error {
+	if text == "" {
+		return nil
+	}
+	var o startOutput
+	o.HookSpecificOutput.HookEventName = SessionStart
+	o.HookSpecificOutput.AdditionalContext = text
+	b, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(append(b, '\n'))
+	return err
+}
+
+// paneStatus is the registry status an event sets; ok is false for events
+// that leave the registry alone. SessionEnd removes the pane.
+func paneStatus(event string) (status string, ok bool) {
+	switch event {
+	case SessionStart:
+		return panes.Idle, true
+	case UserPromptSubmit, PreToolUse:
+		return panes.Working, true
+	case Stop:
+		return panes.Waiting, true
+	case SessionEnd:
+		return "", true
+	}
+	return "", false
+}
+
+func updatePanes(ctx context.Context, p *Payload, pane string, w Where, o Options) error {
+	status, ok := paneStatus(p.Event)
+	if !ok {
+		return nil
+	}
+	home := o.Getenv("HOME")
+	if home == "" {
+		return errors.New("HOME is not set")
+	}
+	var live map[string]bool
+	if p.Event == SessionStart {
+		// Pruning needs tmux's view; without it, keep every entry rather than
+		// guess. The call is bounded: a hung tmux must not stall the agent.
+		tctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		var err error
+		if live, err = panes.LivePanes(tctx, "tmux", o.Environ); err != nil {
+			o.Warn(err)
+		}
+	}
+	return panes.Update(panes.Path(home), func(reg panes.Registry) bool {
+		before := len(reg)
+		if live != nil {
+			reg.Prune(live)
+		}
+		if p.Event == SessionEnd {
+			delete(reg, pane)
+			return len(reg) != before
+		}
+		old, had := reg[pane]
+		e := old
+		e.Status, e.Dir, e.SessionID = status, w.Cwd, p.SessionID
+		switch p.Event {
+		case SessionStart:
+			e.Prompt = ""
+		case UserPromptSubmit:
+			e.Prompt = excerpt(p.Prompt)
+		}
+		reg[pane] = e
+		return !had || e != old || len(reg) != before
+	})
+}

@@ -1,0 +1,55 @@
+// Package state knows where baton keeps a repository's files: the state folder
+// <main worktree>/.claude/session-state/ shared by all worktrees, and the paths
+// inside it. It also opens baton.log, the log of internal errors.
+//
+// It does not read or write the files' contents; the packages that own each
+// file (journal, resume, decision, …) do.
+package state
+
+import (
+	"path/filepath"
+
+	"github.com/baton-cli/baton/internal/gitrepo"
+)
+
+// RelDir is the state folder's path relative to the main worktree.
+const RelDir = ".claude/session-state"
+
+// Dir is a repository's state folder.
+type Dir struct {
+	// Root is the state folder's absolute path.
+	Root string
+}
+
+// For returns the state folder of repo: it lives in the main worktree so every
+// worktree of the repository shares one journal.
+func For(repo gitrepo.Repo) Dir {
+	return Dir{Root: filepath.Join(repo.Main, RelDir)}
+}
+
+// At returns the state folder of a project folder that is not a git worktree.
+func At(projectDir string) Dir {
+	return Dir{Root: filepath.Join(projectDir, RelDir)}
+}
+
+func (d Dir) Journal() string  { return filepath.Join(d.Root, "auto.jsonl") }
+func (d Dir) Current() string  { return filepath.Join(d.Root, "current.md") }
+func (d Dir) Sessions() string { return filepath.Join(d.Root, "sessions") }
+func (d Dir) Context() string  { return filepath.Join(d.Root, "context") }
+func (d Dir) Index() string    { return filepath.Join(d.Root, "index.db") }
+func (d Dir) Log() string      { return filepath.Join(d.Root, "baton.log") }
+func (d Dir) Archive() string  { return filepath.Join(d.Root, "archive") }
+
+// UserLog is the log used when no repository's state folder is writable:
+// ${XDG_STATE_HOME:-~/.local/state}/baton/baton.log.
+func UserLog(getenv func(string) string) string {
+	dir := getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "baton", "baton.log")
+}
