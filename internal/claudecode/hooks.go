@@ -1,0 +1,278 @@
+package claudecode
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+// DefaultHookCommand is the command baton installs when the caller names none.
+const DefaultHookCommand = "baton hook"
+
+// HookTimeout is the timeout, in seconds, given to every hook baton installs,
+// so that a hung hook cannot stall the agent for long.
+const HookTimeout = 10
+
+// HookEvents returns the Claude Code hook events baton installs its hook on,
+// in the order it adds them. It is the one list of them; the slice is new on
+// every call.
+func HookEvents() []string {
+	return []string{
+		"SessionStart",
+		"UserPromptSubmit",
+		"PreToolUse",
+		"PostToolUse",
+		"Stop",
+		"SubagentStop",
+		"PreCompact",
+		"SessionEnd",
+		"Notification",
+	}
+}
+
+// isToolEvent reports whether event's hooks take a tool matcher.
+func isToolEvent(event string) bool {
+	return event == "PreToolUse" || event == "PostToolUse"
+}
+
+// InstallHooks adds baton's hook, running command, to every event of
+// HookEvents in the Claude Code settings file path, creating the file and its
+// folder if needed. Everything else in the file is kept, in its order and as
+// written. An event that already has a baton hook (see IsBatonHook) is left
+// alone, so installing twice changes nothing the second time.
+//
+// A file that is not a JSON object, or whose "hooks" is not an object of
+// arrays, is refused with an error matching ErrInvalidSettings.
+func InstallHooks(ctx context.Context, path, command string) (Change, error) {
+	return editFile(ctx, path, true, installHooks(command))
+}
+
+func installHooks(command string) editFunc {
+	return func(d *document) (added, _ []string, err error) {
+		hooks, err := d.hooks()
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, event := range HookEvents() {
+			var groups []node
+			if n, ok := hooks.get(event); ok {
+				groups = parseArray(n)
+				if hasBatonHook(groups, command) {
+					continue
+				}
+			}
+			groups = append(groups, node{raw: hookGroup(event, command), off: -1})
+			hooks.set(event, arrayBytes(groups))
+			added = append(added, event)
+		}
+		if len(added) > 0 {
+			d.root.set("hooks", hooks.bytes())
+		}
+		return added, nil, nil
+	}
+}
+
+// UninstallHooks removes every baton hook (see IsBatonHook) from the settings
+// file path, on whatever event it is. A matcher group left without hooks is
+// removed, then an event left without groups, then "hooks" if left empty;
+// nothing else changes. A missing file is left missing.
+func UninstallHooks(ctx context.Context, path, command string) (Change, error) {
+	return editFile(ctx, path, false, uninstallHooks(command))
+}
+
+func uninstallHooks(command string) editFunc {
+	return func(d *document) (_, removed []string, err error) {
+		hooks, err := d.hooks()
+		if err != nil || hooks == nil {
+			return nil, nil, err
+		}
+		for _, event := range hooks.liveNames() {
+			n, _ := hooks.get(event)
+			groups, changed := withoutBatonHooks(parseArray(n), command)
+			if !changed {
+				continue
+			}
+			removed = append(removed, event)
+			if len(groups) == 0 {
+				hooks.remove(event)
+			} else {
+				hooks.set(event, arrayBytes(groups))
+			}
+		}
+		switch {
+		case len(removed) == 0:
+		case len(hooks) == 0:
+			d.root.remove("hooks")
+		default:
+			d.root.set("hooks", hooks.bytes())
+		}
+		return nil, removed, nil
+	}
+}
+
+// HooksInstalled returns the events in the settings file path that have a
+// baton hook, in file order. A missing file has none.
+func HooksInstalled(ctx context.Context, path, command string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d, err := readDocument(path)
+	if err != nil {
+		return nil, err
+	}
+	return d.hookedEvents(command)
+}
+
+// hookedEvents returns the events of d that have a baton hook, in file order.
+func (d *document) hookedEvents(command string) ([]string, error) {
+	hooks, err := d.hooks()
+	if err != nil {
+		return nil, err
+	}
+	var events []string
+	for _, event := range hooks.liveNames() {
+		n, _ := hooks.get(event)
+		if hasBatonHook(parseArray(n), command) {
+			events = append(events, event)
+		}
+	}
+	return events, nil
+}
+
+// IsBatonHook reports whether a hook's command is baton's: either exactly
+// command, or any command whose program's base name is "baton" (or
+// "baton.exe"), optionally quoted, and whose first argument is "hook". The
+// second rule keeps an older install such as "/usr/local/bin/baton hook" from
+// being duplicated as "baton hook", and lets uninstall remove it.
+func IsBatonHook(hookCommand, command string) bool {
+	if hookCommand == command {
+		return true
+	}
+	prog, args := splitProgram(strings.TrimSpace(hookCommand))
+	if fields := strings.Fields(args); len(fields) == 0 || fields[0] != "hook" {
+		return false
+	}
+	prog = prog[strings.LastIndexAny(prog, `/\`)+1:]
+	return prog == "baton" || strings.EqualFold(prog, "baton.exe")
+}
+
+// splitProgram splits a command line into its program, unquoted if it is in
+// single or double quotes, and the rest.
+func splitProgram(cmd string) (prog, rest string) {
+	if cmd != "" && (cmd[0] == '"' || cmd[0] == '\'') {
+		if end := strings.IndexByte(cmd[1:], cmd[0]); end >= 0 {
+			return cmd[1 : end+1], cmd[end+2:]
+		}
+	}
+	if i := strings.IndexAny(cmd, " \t"); i >= 0 {
+		return cmd[:i], cmd[i:]
+	}
+	return cmd, ""
+}
+
+// hooks returns the live "hooks" object of d, nil if there is none, after
+// checking that it is an object of arrays.
+func (d *document) hooks() (object, error) {
+	n, ok := d.root.get("hooks")
+	if !ok {
+		return nil, nil
+	}
+	if n.kind() != '{' {
+		return nil, d.invalid(n, `"hooks" is not an object`)
+	}
+	hooks := parseObject(n)
+	for _, event := range hooks.liveNames() {
+		if v, _ := hooks.get(event); v.kind() != '[' {
+			return nil, d.invalid(v, "hooks of event %q are not an array", event)
+		}
+	}
+	return hooks, nil
+}
+
+// hookGroup returns the matcher group baton adds to event.
+func hookGroup(event, command string) []byte {
+	entry := object{}
+	entry.set("type", encodeString("command"))
+	entry.set("command", encodeString(command))
+	entry.set("timeout", []byte(strconv.Itoa(HookTimeout)))
+	group := object{}
+	if isToolEvent(event) {
+		group.set("matcher", encodeString("*"))
+	}
+	group.set("hooks", arrayBytes([]node{{raw: entry.bytes(), off: -1}}))
+	return group.bytes()
+}
+
+// groupEntries returns a matcher group as an object and its hook entries, if
+// it has the expected shape; groups of any other shape are not baton's and
+// are left alone.
+func groupEntries(group node) (object, []node, bool) {
+	if group.kind() != '{' {
+		return nil, nil, false
+	}
+	obj := parseObject(group)
+	hooks, ok := obj.get("hooks")
+	if !ok || hooks.kind() != '[' {
+		return nil, nil, false
+	}
+	return obj, parseArray(hooks), true
+}
+
+// isBatonEntry reports whether a hook entry runs baton's hook.
+func isBatonEntry(entry node, command string) bool {
+	if entry.kind() != '{' {
+		return false
+	}
+	n, ok := parseObject(entry).get("command")
+	if !ok {
+		return false
+	}
+	s, ok := stringValue(n)
+	return ok && IsBatonHook(s, command)
+}
+
+func hasBatonHook(groups []node, command string) bool {
+	for _, g := range groups {
+		_, entries, ok := groupEntries(g)
+		if !ok {
+			continue
+		}
+		for _, e := range entries {
+			if isBatonEntry(e, command) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withoutBatonHooks returns groups with baton's hook entries taken out and
+// the groups they leave empty dropped, and whether anything was taken out.
+func withoutBatonHooks(groups []node, command string) ([]node, bool) {
+	kept := make([]node, 0, len(groups))
+	changed := false
+	for _, g := range groups {
+		obj, entries, ok := groupEntries(g)
+		if !ok {
+			kept = append(kept, g)
+			continue
+		}
+		rest := make([]node, 0, len(entries))
+		for _, e := range entries {
+			if !isBatonEntry(e, command) {
+				rest = append(rest, e)
+			}
+		}
+		switch {
+		case len(rest) == len(entries):
+			kept = append(kept, g)
+		case len(rest) == 0:
+			changed = true
+		default:
+			changed = true
+			obj.set("hooks", arrayBytes(rest))
+			kept = append(kept, node{raw: obj.bytes(), off: -1})
+		}
+	}
+	return kept, changed
+}
