@@ -1,0 +1,248 @@
+// Command gen writes baton benchmark data of real shape and size: journals
+// (auto.jsonl) and Claude Code transcripts. The output is deterministic for a
+// given seed, so runs can be compared.
+//
+//	go run ./bench/gen journal -size 1GiB -out /tmp/bench/auto.jsonl
+//	go run ./bench/gen transcript -size 700MiB -out /tmp/bench/big.jsonl
+//	go run ./bench/gen transcripts -files 3000 -size 300MiB -out /tmp/bench/projects
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/journal"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: gen journal|transcript|transcripts [flags]")
+	}
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	size := fs.String("size", "100MiB", "total size to write")
+	out := fs.String("out", "", "output file (journal, transcript) or folder (transcripts)")
+	files := fs.Int("files", 3000, "number of transcript files (transcripts)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	worktrees := fs.Int("worktrees", 3, "number of worktrees recorded in the journal")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	n, err := config.ParseSize(*size)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("-out is required")
+	}
+	g := &gen{r: rand.New(rand.NewPCG(*seed, 42)), t: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)}
+	switch args[0] {
+	case "journal":
+		return g.writeFile(*out, int64(n), func(w *bufio.Writer, limit int64) error { return g.journal(w, limit, *worktrees) })
+	case "transcript":
+		return g.writeFile(*out, int64(n), g.transcript)
+	case "transcripts":
+		per := int64(n) / int64(*files)
+		for i := range *files {
+			project := filepath.Join(*out, fmt.Sprintf("-home-dev-project-%d", i%20))
+			path := filepath.Join(project, g.uuid()+".jsonl")
+			if err := g.writeFile(path, per, g.transcript); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown kind %q", args[0])
+}
+
+type gen struct {
+	r *rand.Rand
+	t time.Time
+}
+
+func (g *gen) writeFile(path string, limit int64, body func(*bufio.Writer, int64) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := body(w, limit); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func (g *gen) pick(s []string) string { return s[g.r.IntN(len(s))] }
+
+func (g *gen) uuid() string {
+	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", g.r.Uint32(), g.r.Uint32()&0xffff, g.r.Uint32()&0xffff, g.r.Uint32()&0xffff, g.r.Uint64()&0xffffffffffff)
+}
+
+var (
+	tools    = []string{"Bash", "Edit", "Read", "Write", "Grep", "Glob", "MultiEdit", "TodoWrite", "WebFetch"}
+	dirs     = []string{"internal/journal", "internal/hook", "cmd/baton", "docs", "web/src/components", "pkg/api", "scripts"}
+	names    = []string{"main.go", "journal.go", "tail.go", "README.md", "handler_test.go", "index.tsx", "config.yaml", "Makefile"}
+	commands = []string{"go test ./...", "git status", "npm run build", "make lint", "git diff --stat", "go vet ./...", "ls -la", "rg TODO"}
+	descs    = []string{"Run the test suite", "Show working tree status", "Build the front end", "Check formatting", "List changed files", "テストを実行", "差分を確認"}
+	words    = strings.Fields("the journal record hook session resume decision context agent worktree branch file test build error fix refactor 関数 テスト 修正 設計 確認 実装 変更")
+)
+
+func (g *gen) sentence(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(g.pick(words))
+	}
+	return b.String()
+}
+
+// journal writes records as `baton hook` does: mostly tool calls, with the
+// session events around them, spread over several worktrees and sessions.
+func (g *gen) journal(w *bufio.Writer, limit int64, worktrees int) error {
+	var written int64
+	session := g.uuid()
+	for written < limit {
+		g.t = g.t.Add(time.Duration(g.r.IntN(20_000)) * time.Millisecond)
+		wt := g.r.IntN(worktrees)
+		rec := journal.Record{
+			TS:       g.t,
+			Event:    "PostToolUse",
+			Session:  session,
+			Cwd:      fmt.Sprintf("/home/dev/project/wt%d", wt),
+			Worktree: fmt.Sprintf("/home/dev/project/wt%d", wt),
+			Branch:   fmt.Sprintf("feat/%d-work", 100+wt),
+		}
+		switch k := g.r.IntN(100); {
+		case k < 2:
+			session = g.uuid()
+			rec.Event, rec.Session, rec.Source = "SessionStart", session, "startup"
+		case k < 8:
+			rec.Event, rec.Prompt = "UserPromptSubmit", g.sentence(5+g.r.IntN(30))
+		case k < 12:
+			rec.Event, rec.Message = "Stop", g.sentence(10+g.r.IntN(40))
+		default:
+			rec.Tool = g.pick(tools)
+			if rec.Tool == "Bash" {
+				rec.Desc = g.pick(descs)
+				if g.r.IntN(3) == 0 {
+					rec.Desc = g.pick(commands)
+				}
+			} else {
+				rec.File = filepath.Join(rec.Worktree, g.pick(dirs), g.pick(names))
+			}
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		b = append(b, '\n')
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		written += int64(len(b))
+	}
+	return nil
+}
+
+// transcript writes lines shaped like Claude Code's: user prompts, assistant
+// messages with text and tool_use blocks and usage, tool results, and the
+// other line types readers must skip.
+func (g *gen) transcript(w *bufio.Writer, limit int64) error {
+	var written int64
+	session := g.uuid()
+	parent := ""
+	emit := func(v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		b = append(b, '\n')
+		_, err = w.Write(b)
+		written += int64(len(b))
+		return err
+	}
+	base := func(typ string) map[string]any {
+		g.t = g.t.Add(time.Duration(g.r.IntN(5000)) * time.Millisecond)
+		id := g.uuid()
+		m := map[string]any{
+			"type": typ, "uuid": id, "parentUuid": parent, "sessionId": session,
+			"timestamp": g.t.Format(time.RFC3339Nano), "cwd": "/home/dev/project", "version": "2.1.328",
+			"gitBranch": "main", "isSidechain": false, "userType": "external",
+		}
+		parent = id
+		return m
+	}
+	for written < limit {
+		u := base("user")
+		u["message"] = map[string]any{"role": "user", "content": g.sentence(5 + g.r.IntN(40))}
+		if err := emit(u); err != nil {
+			return err
+		}
+		for range 1 + g.r.IntN(6) {
+			a := base("assistant")
+			msgID := "msg_" + strings.ReplaceAll(g.uuid(), "-", "")[:24]
+			toolID := "toolu_" + strings.ReplaceAll(g.uuid(), "-", "")[:24]
+			a["requestId"] = "req_" + strings.ReplaceAll(g.uuid(), "-", "")[:24]
+			a["message"] = map[string]any{
+				"id": msgID, "type": "message", "role": "assistant", "model": g.pick([]string{"claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-haiku-4-5-20251001"}),
+				"content": []any{
+					map[string]any{"type": "text", "text": g.sentence(20 + g.r.IntN(120))},
+					map[string]any{"type": "tool_use", "id": toolID, "name": "Bash", "input": map[string]any{"command": g.pick(commands), "description": g.pick(descs)}},
+				},
+				"stop_reason": "tool_use",
+				"usage": map[string]any{
+					"input_tokens": g.r.IntN(5000), "output_tokens": g.r.IntN(2000),
+					"cache_creation_input_tokens": g.r.IntN(20000), "cache_read_input_tokens": g.r.IntN(100000),
+				},
+			}
+			if err := emit(a); err != nil {
+				return err
+			}
+			r := base("user")
+			r["message"] = map[string]any{"role": "user", "content": []any{
+				map[string]any{"type": "tool_result", "tool_use_id": toolID, "content": g.sentence(30 + g.r.IntN(300))},
+			}}
+			if err := emit(r); err != nil {
+				return err
+			}
+		}
+		if g.r.IntN(4) == 0 {
+			s := base("system")
+			s["content"] = "Conversation compacted"
+			s["subtype"] = "info"
+			if err := emit(s); err != nil {
+				return err
+			}
+		}
+		if g.r.IntN(6) == 0 {
+			if err := emit(map[string]any{"type": "queue-operation", "operation": "enqueue", "timestamp": g.t.Format(time.RFC3339Nano), "sessionId": session}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
