@@ -1,0 +1,196 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/panes"
+)
+
+type runEnv struct {
+	repo     string
+	env      map[string]string
+	environ  []string
+	warnings []error
+}
+
+func newRunEnv(t *testing.T) *runEnv {
+	t.Helper()
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", "-b", "main", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	return &runEnv{repo: repo, env: map[string]string{"HOME": t.TempDir()}}
+}
+
+func (e *runEnv) run(t *testing.T, payload string, providers ...Provider) (string, Result) {
+	t.Helper()
+	var out strings.Builder
+	res, err := Run(context.Background(), strings.NewReader(payload), &out, Options{
+		Now:        func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) },
+		Getenv:     func(k string) string { return e.env[k] },
+		Environ:    e.environ,
+		Getwd:      func() (string, error) { return e.repo, nil },
+		LoadConfig: func(root string) (*config.Config, error) { return config.Load(filepath.Join(root, config.RepoFile)) },
+		Providers:  providers,
+		Warn:       func(err error) { e.warnings = append(e.warnings, err) },
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return out.String(), res
+}
+
+func TestRunAppendsRecord(t *testing.T) {
+	e := newRunEnv(t)
+	sub := filepath.Join(e.repo, "pkg")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, res := e.run(t, fmt.Sprintf(`{"session_id":"s1","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":"/x/a.go"}}`, sub))
+	if out != "" {
+		t.Errorf("PostToolUse wrote %q to stdout; want nothing", out)
+	}
+	if res.State.Root != filepath.Join(e.repo, ".claude", "session-state") {
+		t.Errorf("state folder = %s; want the repository's", res.State.Root)
+	}
+	recs, err := journal.Open(res.State.Root, journal.Options{}).Tail(context.Background(), 10, journal.TailOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 {
+		t.Fatalf("journal has %d records; want 1", len(recs))
+	}
+	r := recs[0]
+	if r.Tool != "Edit" || r.File != "/x/a.go" || r.Cwd != sub || r.Worktree != e.repo || r.Branch != "main" || r.Session != "s1" {
+		t.Errorf("record = %+v", r)
+	}
+	if len(e.warnings) != 0 {
+		t.Errorf("warnings: %v", e.warnings)
+	}
+}
+
+func TestRunBrokenConfigStillRecords(t *testing.T) {
+	e := newRunEnv(t)
+	if err := os.WriteFile(filepath.Join(e.repo, config.RepoFile), []byte("nonsense_key: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, res := e.run(t, `{"session_id":"s1","hook_event_name":"Stop"}`)
+	recs, _ := journal.Open(res.State.Root, journal.Options{}).Tail(context.Background(), 10, journal.TailOptions{})
+	if len(recs) != 1 {
+		t.Errorf("journal has %d records; want 1 despite the broken config", len(recs))
+	}
+	if len(e.warnings) != 1 || !strings.Contains(e.warnings[0].Error(), "nonsense_key") {
+		t.Errorf("warnings = %v; want one naming the unknown key", e.warnings)
+	}
+}
+
+func TestRunSessionStartContext(t *testing.T) {
+	e := newRunEnv(t)
+	huge := ProviderFunc(func(context.Context, *Start) (string, error) { return strings.Repeat("x", 20000), nil })
+	failing := ProviderFunc(func(context.Context, *Start) (string, error) { return "", errors.New("provider broke") })
+	short := ProviderFunc(func(_ context.Context, s *Start) (string, error) {
+		return "branch is " + s.Where.Branch + ", source " + s.Payload.Source, nil
+	})
+	out, _ := e.run(t, `{"session_id":"s1","hook_event_name":"SessionStart","source":"compact"}`, huge, failing, short)
+	var got startOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("stdout is not hook output JSON: %v\n%s", err, out)
+	}
+	ctx := got.HookSpecificOutput.AdditionalContext
+	if got.HookSpecificOutput.HookEventName != SessionStart {
+		t.Errorf("hookEventName = %q", got.HookSpecificOutput.HookEventName)
+	}
+	if Len(ctx) > MaxContext {
+		t.Errorf("context has %d characters; limit %d", Len(ctx), MaxContext)
+	}
+	if !strings.HasPrefix(ctx, "branch is main, source compact") || strings.Contains(ctx, "xxxx") {
+		t.Errorf("context = %.200q; want the short section, not the oversized one", ctx)
+	}
+	if len(e.warnings) != 1 || !strings.Contains(e.warnings[0].Error(), "provider broke") {
+		t.Errorf("warnings = %v; want the failing provider reported", e.warnings)
+	}
+}
+
+func TestRunNoContextNoOutput(t *testing.T) {
+	e := newRunEnv(t)
+	out, _ := e.run(t, `{"session_id":"s1","hook_event_name":"SessionStart","source":"startup"}`)
+	if out != "" {
+		t.Errorf("stdout = %q; want nothing when no provider has anything", out)
+	}
+}
+
+// TestRunPaneRegistry drives the registry through a session's life against a
+// real tmux server on a private socket.
+func TestRunPaneRegistry(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	e := newRunEnv(t)
+	sock := fmt.Sprintf("baton-hook-test-%d", os.Getpid())
+	tmux := func(args ...string) string {
+		out, err := exec.Command("tmux", append([]string{"-L", sock}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("tmux %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "sleep 600")
+	t.Cleanup(func() { exec.Command("tmux", "-L", sock, "kill-server").Run() })
+	pane := tmux("list-panes", "-F", "#{pane_id}")
+	socketPath := tmux("display-message", "-p", "#{socket_path}")
+	e.environ = []string{"TMUX=" + socketPath + ",1,0", "PATH=" + os.Getenv("PATH")}
+	e.env["TMUX_PANE"] = pane
+
+	regPath := panes.Path(e.env["HOME"])
+	if err := panes.Update(regPath, func(r panes.Registry) bool {
+		r["%99999"] = panes.Entry{Status: panes.Working, Dir: "/gone"}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		payload    string
+		wantStatus string // "" = removed
+		wantPrompt string
+	}{
+		{`{"session_id":"s1","hook_event_name":"SessionStart","source":"startup"}`, panes.Idle, ""},
+		{`{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"fix the bug"}`, panes.Working, "fix the bug"},
+		{`{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, panes.Working, "fix the bug"},
+		{`{"session_id":"s1","hook_event_name":"Stop"}`, panes.Waiting, "fix the bug"},
+		{`{"session_id":"s1","hook_event_name":"SessionEnd","reason":"exit"}`, "", ""},
+	}
+	for _, st := range steps {
+		e.run(t, st.payload)
+		reg, err := panes.Read(regPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, stale := reg["%99999"]; stale {
+			t.Errorf("after %s: the dead pane is still registered", st.payload)
+		}
+		got, ok := reg[pane]
+		if st.wantStatus == "" {
+			if ok {
+				t.Errorf("after SessionEnd the pane is still registered: %+v", got)
+			}
+			continue
+		}
+		if !ok || got.Status != st.wantStatus || got.Prompt != st.wantPrompt || got.SessionID != "s1" || got.Dir != e.repo {
+			t.Errorf("after %s: entry = %+v (present %v); want status %s prompt %q", st.payload, got, ok, st.wantStatus, st.wantPrompt)
+		}
+	}
+	if len(e.warnings) != 0 {
+		t.Errorf("warnings: %v", e.warnings)
+	}
+}
