@@ -38,11 +38,11 @@ func (e *InvalidError) Is(target error) bool { return target == ErrInvalidSettin
 
 // Change says what an install or uninstall did to one file.
 type Change struct {
-	Path      string
-	Added     []string // hook events or MCP server names added
-	Removed   []string // hook events or MCP server names removed
-	Created   bool     // the file did not exist and was created
-	Unchanged bool     // nothing to do; the file was not written
+	Path      string   `json:"path"`
+	Added     []string `json:"added"`     // hook events or MCP server names added
+	Removed   []string `json:"removed"`   // hook events or MCP server names removed
+	Created   bool     `json:"created"`   // the file did not exist and was created
+	Unchanged bool     `json:"unchanged"` // nothing to do; the file was not written
 }
 
 // newFilePerm is the mode of a file baton creates; an existing file keeps its
