@@ -34,6 +34,7 @@ type Config struct {
 
 	Journal Journal `yaml:"journal"`
 	Agent   Agent   `yaml:"agent"`
+	Resume  Resume  `yaml:"resume"`
 }
 
 // Journal configures the activity journal.
@@ -117,6 +118,9 @@ func (c *Config) validate() error {
 	}
 	if c.Journal.MaxSize < 0 {
 		return errors.New("config: journal.max_size must be positive")
+	}
+	if err := c.Resume.validate(); err != nil {
+		return err
 	}
 	return nil
 }
