@@ -1,0 +1,205 @@
+// Package tmux is a small tmux client: it runs the tmux program with an
+// argument list (never through a shell), optionally against a private server
+// socket, to create sessions and panes, list panes, type text into a pane and
+// read a pane back. It knows nothing about what runs in the panes.
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultEnterDelay is the pause between typing text into a pane and pressing
+// Enter, so a full-screen program has taken the text in before it is submitted.
+const DefaultEnterDelay = 300 * time.Millisecond
+
+// A Client runs tmux commands against one tmux server.
+type Client struct {
+	// Bin is the tmux program; empty means "tmux" on PATH.
+	Bin string
+	// Socket, when set, selects a private server by socket name (tmux -L).
+	// Otherwise tmux finds the server through $TMUX or its default socket.
+	Socket string
+	// Env is the environment tmux runs with; nil means the process's own.
+	Env []string
+}
+
+// Error is a tmux command that failed, with what tmux printed.
+type Error struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("tmux %s: %s", strings.Join(e.Args, " "), msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Run runs tmux with args and returns its standard output without the final
+// newline.
+func (c Client) Run(ctx context.Context, args ...string) (string, error) {
+	bin := c.Bin
+	if bin == "" {
+		bin = "tmux"
+	}
+	full := args
+	if c.Socket != "" {
+		full = append([]string{"-L", c.Socket}, args...)
+	}
+	cmd := exec.CommandContext(ctx, bin, full...)
+	cmd.Env = c.Env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Run(); err != nil {
+		return "", &Error{Args: args, Stderr: errOut.String(), Err: err}
+	}
+	return strings.TrimSuffix(out.String(), "\n"), nil
+}
+
+// Spawn describes a new pane: where it starts and what it runs.
+type Spawn struct {
+	// Dir is the pane's working directory; empty leaves tmux's default.
+	Dir string
+	// Command is the program and its arguments; empty runs the default shell.
+	Command []string
+	// Env lists KEY=VALUE entries set in the pane's environment.
+	Env []string
+}
+
+// args returns the options and trailing command words shared by
+// new-session and split-window.
+func (s Spawn) args() (opts, command []string) {
+	if s.Dir != "" {
+		opts = append(opts, "-c", s.Dir)
+	}
+	for _, e := range s.Env {
+		opts = append(opts, "-e", e)
+	}
+	command = s.Command
+	if len(command) == 1 {
+		// tmux hands a single command word to "sh -c"; as several words it
+		// runs the program directly, so the word never meets a shell.
+		command = []string{"env", command[0]}
+	}
+	if len(command) > 0 {
+		command = append([]string{"--"}, command...)
+	}
+	return opts, command
+}
+
+// NewSession creates a detached session called name, width×height cells
+// (0 leaves tmux's default), running s, and returns its first pane's id.
+func (c Client) NewSession(ctx context.Context, name string, width, height int, s Spawn) (string, error) {
+	opts, command := s.args()
+	args := []string{"new-session", "-d", "-s", name, "-P", "-F", "#{pane_id}"}
+	if width > 0 && height > 0 {
+		args = append(args, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height))
+	}
+	args = append(append(args, opts...), command...)
+	return c.Run(ctx, args...)
+}
+
+// SplitWindow splits the pane target, side by side when horizontal, else one
+// above the other, without moving the focus, and returns the new pane's id.
+func (c Client) SplitWindow(ctx context.Context, target string, horizontal bool, s Spawn) (string, error) {
+	opts, command := s.args()
+	dir := "-v"
+	if horizontal {
+		dir = "-h"
+	}
+	args := append([]string{"split-window", dir, "-d", "-t", target, "-P", "-F", "#{pane_id}"}, opts...)
+	return c.Run(ctx, append(args, command...)...)
+}
+
+// ListPanes returns the ids of every pane on the server.
+func (c Client) ListPanes(ctx context.Context) (map[string]bool, error) {
+	out, err := c.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}")
+	if err != nil {
+		return nil, err
+	}
+	live := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		if id := strings.TrimSpace(line); id != "" {
+			live[id] = true
+		}
+	}
+	return live, nil
+}
+
+// SendText types text into pane literally (send-keys -l), waits delay and
+// presses Enter, so the program in the pane receives text as one submitted
+// line. Line breaks in text would submit it early, so they are sent as
+// spaces; other control characters are dropped. tmux receives the text as one
+// argument: no shell ever sees it.
+func (c Client) SendText(ctx context.Context, pane, text string, delay time.Duration) error {
+	if _, err := c.Run(ctx, "send-keys", "-t", pane, "-l", "--", OneLine(text)); err != nil {
+		return err
+	}
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+	}
+	_, err := c.Run(ctx, "send-keys", "-t", pane, "Enter")
+	return err
+}
+
+// OneLine returns text as it is typed by SendText: CRLF, CR and LF become one
+// space each, tabs a space, and other control characters are dropped.
+func OneLine(text string) string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			return ' '
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return -1
+		}
+		return r
+	}, text)
+}
+
+// CapturePane returns the text of pane, its history included, with lines
+// that tmux wrapped joined back together.
+func (c Client) CapturePane(ctx context.Context, pane string) (string, error) {
+	return c.Run(ctx, "capture-pane", "-p", "-J", "-S", "-", "-t", pane)
+}
+
+// KillPane closes pane and whatever runs in it.
+func (c Client) KillPane(ctx context.Context, pane string) error {
+	_, err := c.Run(ctx, "kill-pane", "-t", pane)
+	return err
+}
+
+// KillServer stops the server and every session on it.
+func (c Client) KillServer(ctx context.Context) error {
+	_, err := c.Run(ctx, "kill-server")
+	return err
+}
+
+// IsNoServer reports whether err says no tmux server is running.
+func IsNoServer(err error) bool {
+	var te *Error
+	if !errors.As(err, &te) {
+		return false
+	}
+	s := te.Stderr
+	return strings.Contains(s, "no server running") || strings.Contains(s, "error connecting to") || strings.Contains(s, "No such file or directory")
+}
