@@ -35,6 +35,7 @@ type Config struct {
 	Journal Journal `yaml:"journal"`
 	Agent   Agent   `yaml:"agent"`
 	Resume  Resume  `yaml:"resume"`
+	Debate  Debate  `yaml:"debate"`
 }
 
 // Journal configures the activity journal.
@@ -120,6 +121,9 @@ func (c *Config) validate() error {
 		return errors.New("config: journal.max_size must be positive")
 	}
 	if err := c.Resume.validate(); err != nil {
+		return err
+	}
+	if err := c.Debate.validate(); err != nil {
 		return err
 	}
 	return nil

@@ -1,0 +1,116 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Debate configures `baton debate`.
+type Debate struct {
+	// Dir is the folder of debate session files (default
+	// ~/.claude/dialogues); a leading ~/ means the home folder.
+	Dir string `yaml:"dir"`
+	// Rounds is how many rounds each side writes when start is not told
+	// (default 3).
+	Rounds int `yaml:"rounds"`
+	// Transport is how instructions reach the agents: "tmux" (default),
+	// panes in tmux, or "headless", agent CLI runs without tmux.
+	Transport string `yaml:"transport"`
+	// RegisterTimeout bounds how long start waits for the agents in the new
+	// panes to report to the pane registry (default 60s).
+	RegisterTimeout time.Duration `yaml:"register_timeout"`
+	// TmuxSocket, when set, runs debates on the tmux server with this
+	// socket name (tmux -L) instead of the current or default one.
+	TmuxSocket string `yaml:"tmux_socket"`
+	// EnterDelay is the pause between typing an instruction into a pane and
+	// pressing Enter (default 300ms).
+	EnterDelay time.Duration `yaml:"enter_delay"`
+	// HeadlessArgs are added to every headless agent run after "-p"
+	// (default: --permission-mode acceptEdits, so the agent may edit its
+	// round file).
+	HeadlessArgs []string `yaml:"headless_args"`
+}
+
+// Debate defaults and limits.
+const (
+	DefaultDebateRounds          = 3
+	DefaultDebateTransport       = "tmux"
+	DefaultDebateRegisterTimeout = 60 * time.Second
+	DefaultDebateEnterDelay      = 300 * time.Millisecond
+	// MaxDebateRounds bounds the rounds of one debate.
+	MaxDebateRounds = 50
+)
+
+// DebateDir returns the folder of debate files for the user whose home
+// folder is home.
+func (c *Config) DebateDir(home string) string {
+	d := c.Debate.Dir
+	switch {
+	case d == "":
+		return filepath.Join(home, ".claude", "dialogues")
+	case d == "~":
+		return home
+	case strings.HasPrefix(d, "~/"):
+		return filepath.Join(home, d[2:])
+	}
+	return d
+}
+
+// DebateRounds returns the default number of rounds each side writes.
+func (c *Config) DebateRounds() int {
+	if c.Debate.Rounds > 0 {
+		return c.Debate.Rounds
+	}
+	return DefaultDebateRounds
+}
+
+// DebateTransport returns the default transport name.
+func (c *Config) DebateTransport() string {
+	if c.Debate.Transport != "" {
+		return c.Debate.Transport
+	}
+	return DefaultDebateTransport
+}
+
+// DebateRegisterTimeout returns how long start waits for the panes' agents.
+func (c *Config) DebateRegisterTimeout() time.Duration {
+	if c.Debate.RegisterTimeout > 0 {
+		return c.Debate.RegisterTimeout
+	}
+	return DefaultDebateRegisterTimeout
+}
+
+// DebateEnterDelay returns the pause before Enter when typing into a pane.
+func (c *Config) DebateEnterDelay() time.Duration {
+	if c.Debate.EnterDelay > 0 {
+		return c.Debate.EnterDelay
+	}
+	return DefaultDebateEnterDelay
+}
+
+// DebateHeadlessArgs returns the arguments added to headless agent runs.
+func (c *Config) DebateHeadlessArgs() []string {
+	if c.Debate.HeadlessArgs != nil {
+		return c.Debate.HeadlessArgs
+	}
+	return []string{"--permission-mode", "acceptEdits"}
+}
+
+func (d *Debate) validate() error {
+	switch {
+	case d.Rounds < 0 || d.Rounds > MaxDebateRounds:
+		return fmt.Errorf("config: debate.rounds must be between 1 and %d", MaxDebateRounds)
+	case d.Transport != "" && d.Transport != "tmux" && d.Transport != "headless":
+		return fmt.Errorf("config: debate.transport %q: want tmux or headless", d.Transport)
+	case d.RegisterTimeout < 0:
+		return errors.New("config: debate.register_timeout must be positive")
+	case d.EnterDelay < 0:
+		return errors.New("config: debate.enter_delay must be positive")
+	case strings.ContainsAny(d.TmuxSocket, "/\x00"):
+		return errors.New("config: debate.tmux_socket is a socket name, not a path")
+	}
+	return nil
+}
