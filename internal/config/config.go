@@ -36,6 +36,7 @@ type Config struct {
 	Agent   Agent   `yaml:"agent"`
 	Resume  Resume  `yaml:"resume"`
 	Debate  Debate  `yaml:"debate"`
+	Worker  Worker  `yaml:"worker"`
 }
 
 // Journal configures the activity journal.
@@ -124,6 +125,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.Debate.validate(); err != nil {
+		return err
+	}
+	if err := c.Worker.validate(); err != nil {
 		return err
 	}
 	return nil
