@@ -1,0 +1,78 @@
+package debate
+
+import (
+	"fmt"
+
+	"github.com/baton-cli/baton/internal/i18n"
+)
+
+// An Error is a problem a person has to act on, worded in both languages.
+// Error returns the English text; In picks the language, and arguments with
+// a Name(lang) method, such as a Role, are named in it.
+type Error struct {
+	Msg  i18n.Msg
+	Args []any
+	// Err is the underlying error, if any; it is not part of the text.
+	Err error
+}
+
+func newError(m i18n.Msg, err error, args ...any) *Error {
+	return &Error{Msg: m, Args: args, Err: err}
+}
+
+func (e *Error) Error() string { return e.In(i18n.EN) }
+
+// In returns the message in lang.
+func (e *Error) In(lang i18n.Lang) string {
+	args := make([]any, len(e.Args))
+	for i, a := range e.Args {
+		if n, ok := a.(interface{ Name(i18n.Lang) string }); ok {
+			a = n.Name(lang)
+		}
+		args[i] = a
+	}
+	s := e.Msg.Format(lang, args...)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// PaneGoneError says that a pane an instruction was meant for has closed or
+// no longer runs an agent session.
+type PaneGoneError struct {
+	Role Role
+	Pane string
+	// InTmux is false when tmux has no such pane, true when the pane is
+	// there but the pane registry has no agent session for it.
+	InTmux bool
+}
+
+func (e *PaneGoneError) Error() string { return e.In(i18n.EN) }
+
+// In returns the message in lang.
+func (e *PaneGoneError) In(lang i18n.Lang) string {
+	if e.InTmux {
+		return msgPaneUnregistered.Format(lang, e.Pane, e.Role.Name(lang))
+	}
+	return msgPaneGone.Format(lang, e.Pane, e.Role.Name(lang))
+}
+
+// Localized is implemented by errors that can say themselves in either
+// language.
+type Localized interface {
+	error
+	In(lang i18n.Lang) string
+}
+
+var (
+	_ Localized = (*Error)(nil)
+	_ Localized = (*PaneGoneError)(nil)
+)
+
+// wrapf wraps err with a short lowercase phrase.
+func wrapf(err error, format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}

@@ -1,0 +1,265 @@
+package debate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/baton-cli/baton/internal/atomicfile"
+)
+
+// Kind is what a hand-off call found or did.
+type Kind int
+
+// Outcomes of Reply, Open and Stop.
+const (
+	// NotActive: the debate had already ended; nothing was done.
+	NotActive Kind = iota + 1
+	// Waiting: not both sides have written the next round yet.
+	Waiting
+	// AlreadyHandedOff: another caller handed this round off first.
+	AlreadyHandedOff
+	// HandedOff: this call moved the round on and sent the next round.
+	HandedOff
+	// Ended: this call ended the debate and asked the moderator for a
+	// summary.
+	Ended
+	// Opened: the debate was created and round 1 sent.
+	Opened
+)
+
+func (k Kind) String() string {
+	switch k {
+	case NotActive:
+		return "not_active"
+	case Waiting:
+		return "waiting"
+	case AlreadyHandedOff:
+		return "already_handed_off"
+	case HandedOff:
+		return "handed_off"
+	case Ended:
+		return "ended"
+	case Opened:
+		return "opened"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Result is the outcome of a call.
+type Result struct {
+	Kind Kind
+	// Session is the debate's state after the call.
+	Session *Session
+	// Round is the round the sides are (now) writing.
+	Round int
+	// WaitingFor, when Waiting, is the side that has not written Round yet;
+	// empty when neither has.
+	WaitingFor Role
+	// Sent are the messages this call delivered.
+	Sent []Message
+}
+
+// Reply hands the round off if both sides have written it. Exactly one of
+// any number of simultaneous callers does so: the decision and the update
+// of the main file happen under the main file's lock, and the transport is
+// asked first whether everyone can be reached, so a gone pane leaves the
+// session as it was. The messages are delivered after the lock is released;
+// if delivery fails the session is set back, unless someone moved it on
+// meanwhile.
+func (d Dir) Reply(ctx context.Context, id string, tr Transport) (Result, error) {
+	p, err := d.Paths(id)
+	if err != nil {
+		return Result{}, err
+	}
+	var res Result
+	var before Session
+	err = atomicfile.Update(p.Main, 0o600, func(old []byte) ([]byte, error) {
+		if old == nil {
+			return nil, newError(msgNoSession, nil, id, d.Root)
+		}
+		s, err := Parse(id, old)
+		if err != nil {
+			return nil, newError(msgMalformed, nil, p.Main, err)
+		}
+		before = *s
+		res = Result{Session: s}
+		if s.Status != Active {
+			res.Kind = NotActive
+			return nil, atomicfile.ErrUnchanged
+		}
+		pro, err := readRounds(p, Pro)
+		if err != nil {
+			return nil, err
+		}
+		con, err := readRounds(p, Con)
+		if err != nil {
+			return nil, err
+		}
+		next := s.CurrentRound + 1
+		hasPro, hasCon := pro.Has(next), con.Has(next)
+		switch {
+		case pro.Concluded() || con.Concluded():
+			if hasPro && hasCon {
+				s.CurrentRound = next
+			}
+			s.Status = Concluded
+		case hasPro != hasCon:
+			res.Kind, res.Round, res.WaitingFor = Waiting, next, Pro
+			if hasPro {
+				res.WaitingFor = Con
+			}
+			return nil, atomicfile.ErrUnchanged
+		case !hasPro && s.CurrentRound == 0:
+			res.Kind, res.Round = Waiting, next
+			return nil, atomicfile.ErrUnchanged
+		case !hasPro:
+			res.Kind, res.Round = AlreadyHandedOff, next
+			return nil, atomicfile.ErrUnchanged
+		default:
+			s.CurrentRound = next
+			if s.CurrentRound >= s.MaxRounds {
+				s.Status = Timeout
+			}
+		}
+		if s.Status == Active {
+			res.Kind, res.Round = HandedOff, s.CurrentRound+1
+			res.Sent = []Message{
+				{Role: Pro, Pane: s.PanePro, Text: instruction(s, p, Pro, res.Round)},
+				{Role: Con, Pane: s.PaneCon, Text: instruction(s, p, Con, res.Round)},
+			}
+		} else {
+			res.Kind, res.Round = Ended, s.CurrentRound
+			res.Sent = []Message{{Role: Moderator, Pane: s.PaneModerator, Text: summaryRequest(s, p)}}
+		}
+		if err := tr.Check(ctx, res.Sent); err != nil {
+			return nil, err
+		}
+		return s.Marshal(), nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	if len(res.Sent) == 0 {
+		return res, nil
+	}
+	if err := tr.Deliver(ctx, res.Sent); err != nil {
+		after := res.Session
+		if rerr := d.setBack(p, id, after, &before); rerr != nil {
+			return Result{}, errors.Join(err, rerr)
+		}
+		return Result{}, errors.Join(err, newError(msgDeliverFailed, nil, before.CurrentRound, before.Status))
+	}
+	return res, nil
+}
+
+// setBack restores the round and status of before if the session is still
+// as after left it.
+func (d Dir) setBack(p Paths, id string, after, before *Session) error {
+	return atomicfile.Update(p.Main, 0o600, func(old []byte) ([]byte, error) {
+		s, err := Parse(id, old)
+		if err != nil {
+			return nil, newError(msgMalformed, nil, p.Main, err)
+		}
+		if s.CurrentRound != after.CurrentRound || s.Status != after.Status {
+			return nil, atomicfile.ErrUnchanged
+		}
+		s.CurrentRound, s.Status = before.CurrentRound, before.Status
+		return s.Marshal(), nil
+	})
+}
+
+func readRounds(p Paths, side Role) (Rounds, error) {
+	b, err := os.ReadFile(p.Side(side))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Rounds{}, newError(msgMissingSide, nil, side, p.Side(side))
+	}
+	if err != nil {
+		return Rounds{}, wrapf(err, "read %s file", side)
+	}
+	return ParseRounds(string(b)), nil
+}
+
+// Open creates the debate s (status active, round 0) and sends both sides
+// their round 1 instruction. If the instructions cannot be delivered the
+// debate is marked aborted.
+func (d Dir) Open(ctx context.Context, s *Session, tr Transport) (Result, error) {
+	p, err := d.Paths(s.ID)
+	if err != nil {
+		return Result{}, err
+	}
+	s.Status, s.CurrentRound = Active, 0
+	msgs := []Message{
+		{Role: Pro, Pane: s.PanePro, Text: instruction(s, p, Pro, 1)},
+		{Role: Con, Pane: s.PaneCon, Text: instruction(s, p, Con, 1)},
+	}
+	if err := tr.Check(ctx, msgs); err != nil {
+		return Result{}, err
+	}
+	if err := d.Create(s); err != nil {
+		return Result{}, err
+	}
+	if err := tr.Deliver(ctx, msgs); err != nil {
+		if _, serr := d.Stop(ctx, s.ID, nil); serr != nil {
+			err = errors.Join(err, serr)
+		}
+		return Result{}, err
+	}
+	return Result{Kind: Opened, Session: s, Round: 1, Sent: msgs}, nil
+}
+
+// StopResult is the outcome of Stop.
+type StopResult struct {
+	Session *Session
+	// Told are the participants that were sent the stop notice.
+	Told []Role
+	// NotTold says why the others could not be told.
+	NotTold []error
+}
+
+// Stop marks an active debate aborted and, when tr is not nil, tells the
+// sides that can still be reached.
+func (d Dir) Stop(ctx context.Context, id string, tr Transport) (StopResult, error) {
+	p, err := d.Paths(id)
+	if err != nil {
+		return StopResult{}, err
+	}
+	var res StopResult
+	err = atomicfile.Update(p.Main, 0o600, func(old []byte) ([]byte, error) {
+		if old == nil {
+			return nil, newError(msgNoSession, nil, id, d.Root)
+		}
+		s, err := Parse(id, old)
+		if err != nil {
+			return nil, newError(msgMalformed, nil, p.Main, err)
+		}
+		if s.Status != Active {
+			return nil, newError(msgNotStopped, nil, id, s.Status)
+		}
+		s.Status = Aborted
+		res.Session = s
+		return s.Marshal(), nil
+	})
+	if err != nil || tr == nil {
+		return res, err
+	}
+	s := res.Session
+	for _, role := range []Role{Pro, Con} {
+		m := Message{Role: role, Pane: s.Pane(role), Text: stopNotice(s, p)}
+		if m.Pane == "" {
+			continue
+		}
+		err := tr.Check(ctx, []Message{m})
+		if err == nil {
+			err = tr.Deliver(ctx, []Message{m})
+		}
+		if err != nil {
+			res.NotTold = append(res.NotTold, err)
+			continue
+		}
+		res.Told = append(res.Told, role)
+	}
+	return res, nil
+}

@@ -1,0 +1,160 @@
+package debate
+
+import (
+	"fmt"
+
+	"github.com/baton-cli/baton/internal/i18n"
+)
+
+// Role is a participant of a debate.
+type Role string
+
+// The three participants.
+const (
+	Moderator Role = "moderator"
+	Pro       Role = "pro"
+	Con       Role = "con"
+)
+
+// Name is the role as a person reads it.
+func (r Role) Name(lang i18n.Lang) string {
+	switch r {
+	case Moderator:
+		return i18n.Msg{JA: "モデレーター", EN: "moderator"}.In(lang)
+	case Pro:
+		return i18n.Msg{JA: "賛成派", EN: "pro side"}.In(lang)
+	case Con:
+		return i18n.Msg{JA: "反対派", EN: "con side"}.In(lang)
+	}
+	return string(r)
+}
+
+// other is the opposing side.
+func (r Role) other() Role {
+	if r == Pro {
+		return Con
+	}
+	return Pro
+}
+
+// Instructions sent to the agents. Each names the files it is about by
+// absolute path. The main file's topic is never typed into a pane.
+var (
+	msgOpening = i18n.Msg{
+		JA: "ディベート %[1]s が始まりました。メインファイル %[2]s を Read で読んでテーマとルールを確認し、%[3]sとして自分のファイル %[4]s の末尾に「## Round 1」見出しで Round 1 の主張を追記してください（書くのは自分のファイルだけです。相手は %[5]s に書きます）。",
+		EN: `Debate %[1]s has started. Read the main file %[2]s for the topic and the rules, then, as the %[3]s, append your round 1 argument under a "## Round 1" heading at the end of your own file %[4]s (write only that file; the other side writes %[5]s).`,
+	}
+	msgNextRound = i18n.Msg{
+		JA: "%[2]s のディベート、Round %[6]d が完了しました。メインファイル %[2]s を Read で読み、相手のファイル %[5]s を Read で確認し、%[3]sとして自分のファイル %[4]s に「## Round %[7]d」見出しで Round %[7]d の主張を追記してください。",
+		EN: `Round %[6]d of the debate in %[2]s is complete. Read the main file %[2]s and the other side's file %[5]s, then, as the %[3]s, append your round %[7]d argument under a "## Round %[7]d" heading to your own file %[4]s.`,
+	}
+	msgTailReply = i18n.Msg{
+		JA: "書き終えたら baton debate reply %[1]s を実行してください。合意に達したらそのラウンドに [CONCLUDED] と書いてください。",
+		EN: "When it is written, run: baton debate reply %[1]s — and if the two sides agree, put [CONCLUDED] in that round.",
+	}
+	msgTailHeadless = i18n.Msg{
+		JA: "書き終えたらそれで終わりです（次のラウンドは baton が渡します）。合意に達したらそのラウンドに [CONCLUDED] と書いてください。",
+		EN: "Then stop: baton hands the next round over. If the two sides agree, put [CONCLUDED] in that round.",
+	}
+	msgSummary = i18n.Msg{
+		JA: "%[1]s のディベートが終了しました（理由: %[4]s）。メインファイル %[1]s と賛成派ファイル %[2]s と反対派ファイル %[3]s の3つを Read で全文読み、賛成派と反対派の主張を公平にまとめてください。主要な論点、各派の強い主張、共通点・相違点を整理してください。",
+		EN: "The debate in %[1]s has ended (%[4]s). Read all three files in full — the main file %[1]s, the pro side's file %[2]s and the con side's file %[3]s — and summarise both sides fairly: the main points at issue, the strongest arguments of each side, their common ground and their differences.",
+	}
+	msgStopNotice = i18n.Msg{
+		JA: "ディベート %[1]s（%[2]s）は中止されました。これ以上ラウンドを書く必要はありません。",
+		EN: "Debate %[1]s (%[2]s) was stopped. Do not write any more rounds.",
+	}
+)
+
+// reason says why a debate ended.
+func reason(st Status, lang i18n.Lang) string {
+	switch st {
+	case Concluded:
+		return i18n.Msg{JA: "合意", EN: "the sides agreed"}.In(lang)
+	case Timeout:
+		return i18n.Msg{JA: "ラウンド上限", EN: "round limit reached"}.In(lang)
+	case Aborted:
+		return i18n.Msg{JA: "中止", EN: "stopped"}.In(lang)
+	}
+	return string(st)
+}
+
+// Messages about the state of a debate.
+var (
+	msgNotActive   = i18n.Msg{JA: "ディベート %s は既に終了しています（status: %s）", EN: "Debate %s has already ended (status: %s)."}
+	msgWaitingSide = i18n.Msg{JA: "Round %d: %sの完了を待っています。", EN: "Round %d: waiting for the %s to finish writing."}
+	msgWaitingBoth = i18n.Msg{JA: "Round %d はまだどちらも書いていません。", EN: "Nobody has written round %d yet."}
+	msgAlready     = i18n.Msg{JA: "Round %d は既に引き継がれています。両者の Round %d を待っています。", EN: "Round %d was already handed off; waiting for both sides to write round %d."}
+	msgHandedOff   = i18n.Msg{JA: "Round %d のプロンプトを賛成派・反対派の両方に送信しました。", EN: "Sent the round %d instructions to the pro and con sides."}
+	msgEnded       = i18n.Msg{JA: "ディベート %s が終了しました（理由: %s）。モデレーター（%s）にまとめ依頼を送信しました。", EN: "Debate %s has ended (%s); asked the moderator (%s) for a summary."}
+	msgOpened      = i18n.Msg{JA: "ディベート %s を開始し、Round 1 の指示を賛成派と反対派に送信しました。", EN: "Started debate %s and sent the round 1 instructions to the pro and con sides."}
+)
+
+// Errors a person acts on.
+var (
+	msgBadID            = i18n.Msg{JA: "不正なディベート ID %q です（cc-debate-YYYYMMDD-HHMMSS-xxxx の形式で指定してください）", EN: "invalid debate id %q (want cc-debate-YYYYMMDD-HHMMSS-xxxx)"}
+	msgNoSession        = i18n.Msg{JA: "ディベートセッション %s が見つかりません（%s）", EN: "no debate session %s (%s)"}
+	msgNoActive         = i18n.Msg{JA: "アクティブなディベートセッションが見つかりません（%s）", EN: "no active debate session found in %s"}
+	msgMissingSide      = i18n.Msg{JA: "%sのファイル %s がありません", EN: "the %s's file %s is missing"}
+	msgMalformed        = i18n.Msg{JA: "%s のフロントマターが壊れています: %s", EN: "malformed frontmatter in %s: %s"}
+	msgPaneGone         = i18n.Msg{JA: "pane %s（%s）はもう存在しません。セッションは変更していません", EN: "pane %s (%s) is gone; the session was left as it was"}
+	msgPaneUnregistered = i18n.Msg{JA: "pane %s（%s）に Claude Code セッションが見つかりません（ペイン登録簿にありません）。セッションは変更していません", EN: "pane %s (%s) has no agent session in the pane registry; the session was left as it was"}
+	msgRegisterTimeout  = i18n.Msg{JA: "%s 待ちましたが、pane %s（%s）のエージェントがペイン登録簿に現れませんでした。エージェントのコマンドが起動するか、baton のフックが入っているか（baton init）を確認してください。ペインは確認のため残してあります", EN: "waited %s, but the agent in pane %s (%s) did not appear in the pane registry: check that the agent command starts and that baton's hooks are installed (baton init); the panes were left open to look at"}
+	msgDeliverFailed    = i18n.Msg{JA: "送信に失敗したため、セッションを Round %d（status: %s）に戻しました", EN: "delivery failed, so the session was set back to round %d (status: %s)"}
+	msgNotStopped       = i18n.Msg{JA: "ディベート %s は既に終了しているため中止できません（status: %s）", EN: "debate %s cannot be stopped: it has already ended (status: %s)"}
+	msgExists           = i18n.Msg{JA: "ディベート %s は既に存在します", EN: "debate %s already exists"}
+)
+
+// instruction is what role is told to do for round, the first round it
+// writes being 1.
+func instruction(s *Session, p Paths, role Role, round int) string {
+	lang := s.Lang
+	own, other := p.Side(role), p.Side(role.other())
+	var body string
+	if round == 1 {
+		body = msgOpening.Format(lang, s.ID, p.Main, role.Name(lang), own, other)
+	} else {
+		body = msgNextRound.Format(lang, s.ID, p.Main, role.Name(lang), own, other, round-1, round)
+	}
+	tail := msgTailReply
+	if s.Transport == TransportHeadless {
+		tail = msgTailHeadless
+	}
+	return body + " " + tail.Format(lang, s.ID)
+}
+
+// summaryRequest asks the moderator to sum the debate up.
+func summaryRequest(s *Session, p Paths) string {
+	return msgSummary.Format(s.Lang, p.Main, p.Pro, p.Con, reason(s.Status, s.Lang))
+}
+
+func stopNotice(s *Session, p Paths) string {
+	return msgStopNotice.Format(s.Lang, s.ID, p.Main)
+}
+
+// Message is the outcome of a hand-off as a person reads it.
+func (r Result) Message(lang i18n.Lang) string {
+	s := r.Session
+	switch r.Kind {
+	case NotActive:
+		return msgNotActive.Format(lang, s.ID, s.Status)
+	case Waiting:
+		if r.WaitingFor == "" {
+			return msgWaitingBoth.Format(lang, r.Round)
+		}
+		return msgWaitingSide.Format(lang, r.Round, r.WaitingFor.Name(lang))
+	case AlreadyHandedOff:
+		return msgAlready.Format(lang, r.Round-1, r.Round)
+	case HandedOff:
+		return msgHandedOff.Format(lang, r.Round)
+	case Ended:
+		who := s.PaneModerator
+		if who == "" {
+			who = Moderator.Name(lang)
+		}
+		return msgEnded.Format(lang, s.ID, reason(s.Status, lang), who)
+	case Opened:
+		return msgOpened.Format(lang, s.ID)
+	}
+	return fmt.Sprintf("%v", r.Kind)
+}

@@ -1,0 +1,91 @@
+package debate
+
+import (
+	"context"
+	"time"
+
+	"github.com/baton-cli/baton/internal/panes"
+	"github.com/baton-cli/baton/internal/tmux"
+)
+
+// Panes are the tmux panes of a debate.
+type Panes struct {
+	Moderator, Pro, Con string
+	// Session is the tmux session created for the debate; empty when the
+	// panes were split from the current window.
+	Session string
+}
+
+// SessionName is the tmux session a debate started outside tmux runs in.
+func SessionName(id string) string { return "baton-debate-" + id }
+
+// OpenPanes starts agent in two new panes, pro and con, working in dir.
+// Inside tmux (current is the caller's pane) the panes are split from the
+// caller's window and the caller is the moderator. Outside tmux a detached
+// session SessionName(id) is created whose first pane runs agent as the
+// moderator.
+func OpenPanes(ctx context.Context, c tmux.Client, id, current, dir string, agent []string) (Panes, error) {
+	spawn := tmux.Spawn{Dir: dir, Command: agent}
+	var p Panes
+	var err error
+	if current != "" {
+		p.Moderator = current
+	} else {
+		p.Session = SessionName(id)
+		if p.Moderator, err = c.NewSession(ctx, p.Session, 240, 60, spawn); err != nil {
+			return p, wrapf(err, "create tmux session")
+		}
+	}
+	if p.Pro, err = c.SplitWindow(ctx, p.Moderator, true, spawn); err != nil {
+		return p, wrapf(err, "open pro pane")
+	}
+	if p.Con, err = c.SplitWindow(ctx, p.Pro, false, spawn); err != nil {
+		return p, wrapf(err, "open con pane")
+	}
+	return p, nil
+}
+
+// WaitRegistered polls the pane registry until every pane in want has an
+// entry, or fails after timeout naming the first pane still missing.
+func WaitRegistered(ctx context.Context, registry string, want map[string]Role, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		reg, err := panes.Read(registry)
+		if err != nil {
+			return err
+		}
+		missing := ""
+		for _, pane := range sortedPanes(want) {
+			if _, ok := reg[pane]; !ok {
+				missing = pane
+				break
+			}
+		}
+		if missing == "" {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return newError(msgRegisterTimeout, nil, timeout, missing, want[missing])
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// sortedPanes lists the panes in role order: pro, con, moderator.
+func sortedPanes(want map[string]Role) []string {
+	var out []string
+	for _, role := range []Role{Pro, Con, Moderator} {
+		for pane, r := range want {
+			if r == role {
+				out = append(out, pane)
+			}
+		}
+	}
+	return out
+}
