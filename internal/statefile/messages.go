@@ -1,7 +1,6 @@
 package statefile
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/baton-cli/baton/internal/i18n"
@@ -25,7 +24,7 @@ var lineMsg = i18n.Msg{JA: "%d 行目: %s", EN: "line %d: %s"}
 func (e *FormatError) Message(lang i18n.Lang) string {
 	msg := problemText[e.Problem].In(lang)
 	if e.Detail != "" {
-		msg += fmt.Sprintf(" (%s)", e.Detail)
+		msg += ": " + e.Detail
 	}
 	if e.Line > 0 {
 		return lineMsg.Format(lang, e.Line, msg)

@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,7 +95,7 @@ type FormatError struct {
 func (e *FormatError) Error() string {
 	msg := problemText[e.Problem].EN
 	if e.Detail != "" {
-		msg += fmt.Sprintf(" (%s)", e.Detail)
+		msg += ": " + e.Detail
 	}
 	if e.Line > 0 {
 		return fmt.Sprintf("state file line %d: %s", e.Line, msg)
@@ -142,7 +143,7 @@ func cutFrontmatter(text string) (front, body string, ok bool) {
 func (f *File) parseFront(text string) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-		return &FormatError{Problem: BadYAML, Detail: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return yamlError(err)
 	}
 	if len(doc.Content) == 0 {
 		// An empty frontmatter: a mapping with nothing in it.
@@ -174,6 +175,20 @@ func (f *File) parseFront(text string) error {
 		return &FormatError{Problem: NoStatus}
 	}
 	return nil
+}
+
+// yamlError turns the YAML parser's "yaml: line N: message" into a
+// FormatError on the file's line.
+func yamlError(err error) *FormatError {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	fe := &FormatError{Problem: BadYAML, Detail: msg}
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		num, text, found := strings.Cut(rest, ": ")
+		if n, err := strconv.Atoi(num); found && err == nil {
+			fe.Line, fe.Detail = n+1, text
+		}
+	}
+	return fe
 }
 
 func (f *File) parseKey(key string, v *yaml.Node) error {

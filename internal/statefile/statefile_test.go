@@ -62,7 +62,7 @@ func TestParse(t *testing.T) {
 		{name: "no frontmatter", file: "no-frontmatter.md", problem: NoFrontmatter, line: 1},
 		{name: "empty file", file: "empty.md", problem: NoFrontmatter, line: 1},
 		{name: "unterminated frontmatter", file: "unterminated.md", problem: Unterminated, line: 1},
-		{name: "invalid YAML", file: "bad-yaml.md", problem: BadYAML},
+		{name: "invalid YAML", file: "bad-yaml.md", problem: BadYAML, line: 4},
 		{name: "frontmatter is a list", file: "not-mapping.md", problem: NotMapping, line: 2},
 		{name: "no status", file: "no-status.md", problem: NoStatus},
 		{name: "empty frontmatter", file: "empty-front.md", problem: NoStatus, line: 2},
@@ -111,7 +111,7 @@ func TestFormatErrorMessages(t *testing.T) {
 		e := &FormatError{Problem: p, Line: 3, Detail: "x"}
 		for _, lang := range []i18n.Lang{i18n.JA, i18n.EN} {
 			msg := e.Message(lang)
-			if !strings.Contains(msg, "3") || !strings.Contains(msg, "(x)") {
+			if !strings.Contains(msg, "3") || !strings.HasSuffix(msg, ": x") {
 				t.Errorf("Message(%s) of problem %d = %q; want the line and the detail", lang, p, msg)
 			}
 		}
