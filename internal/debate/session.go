@@ -68,6 +68,8 @@ type Session struct {
 	Transport string
 	// Lang is the language of the instructions; empty: the caller's.
 	Lang i18n.Lang
+	// Agent is the agent command the debate was started with.
+	Agent string
 
 	// extra keeps keys baton does not know, in order, so a rewrite never
 	// drops them.
@@ -92,7 +94,7 @@ type field struct{ key, value string }
 // isKnownKey reports the frontmatter keys Session has a field for.
 func isKnownKey(k string) bool {
 	switch k {
-	case "id", "topic", "pane_moderator", "pane_pro", "pane_con", "max_rounds", "current_round", "status", "transport", "lang":
+	case "id", "topic", "pane_moderator", "pane_pro", "pane_con", "max_rounds", "current_round", "status", "transport", "lang", "agent":
 		return true
 	}
 	return false
@@ -163,6 +165,7 @@ func parse(data []byte) (*Session, error) {
 	}
 	s.ID, s.Topic = vals["id"], vals["topic"]
 	s.PaneModerator, s.PanePro, s.PaneCon = vals["pane_moderator"], vals["pane_pro"], vals["pane_con"]
+	s.Agent = vals["agent"]
 	var err error
 	if s.MaxRounds, err = strconv.Atoi(vals["max_rounds"]); err != nil || s.MaxRounds < 1 {
 		return nil, fmt.Errorf("max_rounds %q is not a positive number", vals["max_rounds"])
@@ -298,6 +301,9 @@ func (s *Session) Marshal() []byte {
 	line("transport", quote(s.Transport))
 	if s.Lang != "" {
 		line("lang", string(s.Lang))
+	}
+	if s.Agent != "" {
+		line("agent", quote(s.Agent))
 	}
 	for _, f := range s.extra {
 		line(f.key, quote(f.value))
@@ -461,4 +467,26 @@ func (d Dir) Newest() (string, error) {
 		}
 	}
 	return "", newError(msgNoActive, nil, d.Root)
+}
+
+// Report is a debate's state and how far each side has written.
+type Report struct {
+	Session  *Session
+	Paths    Paths
+	Pro, Con Rounds
+}
+
+// Inspect reads debate id's three files.
+func (d Dir) Inspect(id string) (Report, error) {
+	s, err := d.Load(id)
+	if err != nil {
+		return Report{}, err
+	}
+	p, _ := d.Paths(id)
+	r := Report{Session: s, Paths: p}
+	if r.Pro, err = readRounds(p, Pro); err != nil {
+		return r, err
+	}
+	r.Con, err = readRounds(p, Con)
+	return r, err
 }

@@ -1,0 +1,535 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/debate"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/panes"
+	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/tmux"
+)
+
+// DebateOptions are the inputs of the `baton debate` commands.
+type DebateOptions struct {
+	Factory *Factory
+	// Action is start, reply, status, list, stop or watch.
+	Action string
+	// ID is the debate; empty means the newest active one.
+	ID        string
+	Topic     string
+	Rounds    int
+	Agent     string
+	Transport string
+	Lang      string
+	JSON      bool
+}
+
+// NewCmdDebate builds `baton debate` and its subcommands.
+func NewCmdDebate(f *Factory, runF func(context.Context, *DebateOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "debate",
+		Short: "Run a debate between a pro and a con agent, with a moderator, taking rounds through files",
+		Long: "A debate lives in three files in ~/.claude/dialogues (debate.dir): <id>.md with the topic and\n" +
+			"state, and <id>-pro.md and <id>-con.md, where each side appends '## Round N' sections.\n" +
+			"When both sides have written a round, the next round's instruction goes to both; after the\n" +
+			"last round, or when a side writes [CONCLUDED], the moderator is asked for a summary.\n" +
+			"Instructions are typed into tmux panes, or, with --transport headless, given to agent runs.",
+	}
+	run := func(opts *DebateOptions) func(*cobra.Command, []string) error {
+		return func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.ID = args[0]
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return debateRun(c.Context(), opts)
+		}
+	}
+	newOpts := func(action string) *DebateOptions { return &DebateOptions{Factory: f, Action: action} }
+	langFlag := func(c *cobra.Command, o *DebateOptions) {
+		c.Flags().StringVar(&o.Lang, "lang", "", "message language: ja or en")
+	}
+
+	start := newOpts("start")
+	startCmd := &cobra.Command{
+		Use:   "start --topic TEXT",
+		Short: "Open pro and con panes running the agent and send both sides round 1",
+		Long: "Inside tmux, splits the current window into a pro and a con pane and makes the current pane\n" +
+			"the moderator; outside tmux, creates a detached session baton-debate-<id> with three panes.\n" +
+			"Waits until the agents in the new panes report to the pane registry, writes the files and\n" +
+			"sends each side its round 1 instruction. With --transport headless no tmux is used: each side\n" +
+			"is an agent run of its own (-p), and `baton debate reply` or `watch` runs the next rounds.",
+		Args: cobra.NoArgs,
+		RunE: run(start),
+	}
+	startCmd.Flags().StringVar(&start.Topic, "topic", "", "what the debate is about (required)")
+	startCmd.Flags().IntVar(&start.Rounds, "rounds", 0, "rounds each side writes (default debate.rounds, 3)")
+	startCmd.Flags().StringVar(&start.Agent, "agent", "", "agent command, split at spaces (default agent.command, claude)")
+	startCmd.Flags().StringVar(&start.Transport, "transport", "", "tmux or headless (default debate.transport, tmux)")
+	langFlag(startCmd, start)
+
+	reply := newOpts("reply")
+	replyCmd := &cobra.Command{
+		Use:   "reply [<id>]",
+		Short: "Hand the round off if both sides have written it (run by a side after writing its round)",
+		Long: "Checks the debate (the newest active one when no id is given): if both sides have written the\n" +
+			"next round, moves current_round on and sends the next round to both sides, or ends the debate\n" +
+			"and asks the moderator for a summary. If only one side has written, says so and sends nothing.\n" +
+			"When both sides call it at once, exactly one hands the round off.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: run(reply),
+	}
+	langFlag(replyCmd, reply)
+
+	status := newOpts("status")
+	statusCmd := &cobra.Command{
+		Use:   "status [<id>]",
+		Short: "Show a debate's state and how far each side has written",
+		Args:  cobra.MaximumNArgs(1),
+		RunE:  run(status),
+	}
+	statusCmd.Flags().BoolVar(&status.JSON, "json", false, "print as JSON")
+	langFlag(statusCmd, status)
+
+	list := newOpts("list")
+	listCmd := &cobra.Command{
+		Use:   "list",
+		Short: "List debates, newest first",
+		Args:  cobra.NoArgs,
+		RunE:  run(list),
+	}
+	listCmd.Flags().BoolVar(&list.JSON, "json", false, "print as JSON")
+	langFlag(listCmd, list)
+
+	stop := newOpts("stop")
+	stopCmd := &cobra.Command{
+		Use:   "stop <id>",
+		Short: "Abort a debate and tell the sides",
+		Args:  cobra.ExactArgs(1),
+		RunE:  run(stop),
+	}
+	langFlag(stopCmd, stop)
+
+	watch := newOpts("watch")
+	watchCmd := &cobra.Command{
+		Use:   "watch [<id>]",
+		Short: "Hand rounds off as soon as both sides have written them, until the debate ends",
+		Long: "Watches the debate's files and does what `reply` does the moment a round is complete, so the\n" +
+			"agents only need to write their files. Runs until the debate ends or it is interrupted.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: run(watch),
+	}
+	langFlag(watchCmd, watch)
+
+	cmd.AddCommand(startCmd, replyCmd, statusCmd, listCmd, stopCmd, watchCmd)
+	return cmd
+}
+
+var (
+	msgDebateNoTopic   = i18n.Msg{JA: "--topic でテーマを指定してください", EN: "say what the debate is about with --topic"}
+	msgDebateRounds    = i18n.Msg{JA: "--rounds は 1 から %d までです", EN: "--rounds must be between 1 and %d"}
+	msgDebateTransport = i18n.Msg{JA: "--transport は tmux か headless です（指定: %q）", EN: "--transport must be tmux or headless (got %q)"}
+	msgDebateNoAgent   = i18n.Msg{JA: "エージェントのコマンドが空です（--agent か agent.command）", EN: "the agent command is empty (--agent or agent.command)"}
+	msgDebateNoTmux    = i18n.Msg{JA: "tmux が見つかりません。インストールするか --transport headless を使ってください", EN: "tmux not found: install it or use --transport headless"}
+	msgDebateWaiting   = i18n.Msg{JA: "pane %s（賛成派）と %s（反対派）でエージェントの起動を待っています…", EN: "Waiting for the agents in panes %s (pro) and %s (con) to start…"}
+	msgDebateFiles     = i18n.Msg{JA: "ファイル: %s（賛成派 %s、反対派 %s）", EN: "Files: %s (pro %s, con %s)"}
+	msgDebateAttach    = i18n.Msg{JA: "見るには: %s", EN: "To watch it: %s"}
+	msgDebateNext      = i18n.Msg{JA: "続きは baton debate reply %s（または watch）で進めます。", EN: "Run baton debate reply %s (or watch) to go on."}
+	msgDebateSummary   = i18n.Msg{JA: "モデレーターのまとめ: %s", EN: "The moderator's summary: %s"}
+	msgDebateStopped   = i18n.Msg{JA: "ディベート %s を中止しました。", EN: "Stopped debate %s."}
+	msgDebateTold      = i18n.Msg{JA: "%sに伝えました。", EN: "Told the %s."}
+	msgDebateNotTold   = i18n.Msg{JA: "伝えられませんでした: %s", EN: "Could not tell: %s"}
+	msgDebateNone      = i18n.Msg{JA: "ディベートはありません（%s）", EN: "No debates in %s"}
+	msgDebateStatus    = i18n.Msg{
+		JA: "%s  status: %s  Round %d/%d  transport: %s\nテーマ: %s\n賛成派: pane %s、Round %d まで（%s）\n反対派: pane %s、Round %d まで（%s）\nモデレーター: pane %s\n",
+		EN: "%s  status: %s  round %d/%d  transport: %s\nTopic: %s\nPro: pane %s, up to round %d (%s)\nCon: pane %s, up to round %d (%s)\nModerator: pane %s\n",
+	}
+)
+
+// debateEnv is what every debate command needs.
+type debateEnv struct {
+	f    *Factory
+	cfg  *config.Config
+	lang i18n.Lang
+	dir  debate.Dir
+	home string
+}
+
+func newDebateEnv(f *Factory, langFlag string) (*debateEnv, error) {
+	root := ""
+	if repo, err := f.Repo(); err == nil {
+		root = repo.Worktree
+	}
+	cfg, err := f.Config(root)
+	if err != nil {
+		return nil, err
+	}
+	lang := cfg.Language(f.Getenv)
+	if langFlag != "" {
+		if lang, err = i18n.Parse(langFlag); err != nil {
+			return nil, flagError{err}
+		}
+	}
+	home := f.Getenv("HOME")
+	return &debateEnv{f: f, cfg: cfg, lang: lang, dir: debate.Dir{Root: cfg.DebateDir(home)}, home: home}, nil
+}
+
+func (e *debateEnv) tmux() tmux.Client {
+	return tmux.Client{Socket: e.cfg.Debate.TmuxSocket, Env: e.f.Environ()}
+}
+
+// transport returns how instructions reach s's agents.
+func (e *debateEnv) transport(s *debate.Session) (debate.Transport, error) {
+	if s.Transport == debate.TransportHeadless {
+		p, err := e.dir.Paths(s.ID)
+		if err != nil {
+			return nil, err
+		}
+		agent := strings.Fields(s.Agent)
+		if len(agent) == 0 {
+			agent = strings.Fields(e.cfg.AgentCommand())
+		}
+		return &debate.Headless{Agent: agent, Args: e.cfg.DebateHeadlessArgs(), Paths: p, Env: e.f.Environ()}, nil
+	}
+	return &debate.Tmux{Client: e.tmux(), Registry: panes.Path(e.home), EnterDelay: e.cfg.DebateEnterDelay()}, nil
+}
+
+// id returns the debate named on the command line, else the newest active one.
+func (e *debateEnv) id(given string) (string, error) {
+	if given != "" {
+		return given, debate.ValidID(given)
+	}
+	return e.dir.Newest()
+}
+
+func debateRun(ctx context.Context, opts *DebateOptions) error {
+	e, err := newDebateEnv(opts.Factory, opts.Lang)
+	if err != nil {
+		return err
+	}
+	switch opts.Action {
+	case "start":
+		err = e.start(ctx, opts)
+	case "reply":
+		err = e.reply(ctx, opts)
+	case "status":
+		err = e.status(opts)
+	case "list":
+		err = e.list(opts)
+	case "stop":
+		err = e.stop(ctx, opts)
+	case "watch":
+		err = e.watch(ctx, opts)
+	default:
+		err = fmt.Errorf("unknown debate action %q", opts.Action)
+	}
+	return e.localize(err)
+}
+
+// localize words an error the debate package can word in the chosen language.
+func (e *debateEnv) localize(err error) error {
+	var le debate.Localized
+	var fe flagError
+	if err == nil || errors.As(err, &fe) || !errors.As(err, &le) {
+		return err
+	}
+	if err == le {
+		return errors.New(le.In(e.lang))
+	}
+	return fmt.Errorf("%s\n%w", le.In(e.lang), err)
+}
+
+func (e *debateEnv) start(ctx context.Context, opts *DebateOptions) error {
+	out := e.f.IO.Out
+	topic := strings.TrimSpace(opts.Topic)
+	if topic == "" {
+		return flagError{errors.New(msgDebateNoTopic.In(e.lang))}
+	}
+	rounds := opts.Rounds
+	if rounds == 0 {
+		rounds = e.cfg.DebateRounds()
+	}
+	if rounds < 1 || rounds > config.MaxDebateRounds {
+		return flagError{errors.New(msgDebateRounds.Format(e.lang, config.MaxDebateRounds))}
+	}
+	transport := opts.Transport
+	if transport == "" {
+		transport = e.cfg.DebateTransport()
+	}
+	if transport != debate.TransportTmux && transport != debate.TransportHeadless {
+		return flagError{errors.New(msgDebateTransport.Format(e.lang, transport))}
+	}
+	agentCmd := opts.Agent
+	if agentCmd == "" {
+		agentCmd = e.cfg.AgentCommand()
+	}
+	agent := strings.Fields(agentCmd)
+	if len(agent) == 0 {
+		return flagError{errors.New(msgDebateNoAgent.In(e.lang))}
+	}
+
+	s := &debate.Session{
+		ID:        debate.NewID(e.f.Now()),
+		Topic:     redact.Redact(topic),
+		MaxRounds: rounds,
+		Transport: transport,
+		Lang:      e.lang,
+		Agent:     strings.Join(agent, " "),
+	}
+	var attach string
+	if transport == debate.TransportTmux {
+		if _, err := exec.LookPath("tmux"); err != nil {
+			return errors.New(msgDebateNoTmux.In(e.lang))
+		}
+		wd, err := e.f.Getwd()
+		if err != nil {
+			return err
+		}
+		current := ""
+		if e.f.Getenv("TMUX") != "" && e.cfg.Debate.TmuxSocket == "" {
+			current = e.f.Getenv("TMUX_PANE")
+		}
+		p, err := debate.OpenPanes(ctx, e.tmux(), s.ID, current, wd, agent)
+		if err != nil {
+			return err
+		}
+		s.PaneModerator, s.PanePro, s.PaneCon = p.Moderator, p.Pro, p.Con
+		want := map[string]debate.Role{p.Pro: debate.Pro, p.Con: debate.Con}
+		if p.Session != "" {
+			want[p.Moderator] = debate.Moderator
+			attach = "tmux attach -t " + p.Session
+			if sock := e.cfg.Debate.TmuxSocket; sock != "" {
+				attach = "tmux -L " + sock + " attach -t " + p.Session
+			}
+		}
+		fmt.Fprintln(out, msgDebateWaiting.Format(e.lang, p.Pro, p.Con))
+		if err := debate.WaitRegistered(ctx, panes.Path(e.home), want, e.cfg.DebateRegisterTimeout()); err != nil {
+			return err
+		}
+	}
+	tr, err := e.transport(s)
+	if err != nil {
+		return err
+	}
+	res, err := e.dir.Open(ctx, s, tr)
+	if err != nil {
+		return err
+	}
+	p, _ := e.dir.Paths(s.ID)
+	fmt.Fprintln(out, res.Message(e.lang))
+	fmt.Fprintln(out, msgDebateFiles.Format(e.lang, p.Main, p.Pro, p.Con))
+	if attach != "" {
+		fmt.Fprintln(out, msgDebateAttach.Format(e.lang, attach))
+	}
+	if transport == debate.TransportHeadless {
+		fmt.Fprintln(out, msgDebateNext.Format(e.lang, s.ID))
+	}
+	return nil
+}
+
+func (e *debateEnv) reply(ctx context.Context, opts *DebateOptions) error {
+	id, err := e.id(opts.ID)
+	if err != nil {
+		return err
+	}
+	s, err := e.dir.Load(id)
+	if err != nil {
+		return err
+	}
+	tr, err := e.transport(s)
+	if err != nil {
+		return err
+	}
+	for {
+		res, err := e.dir.Reply(ctx, id, tr)
+		if err != nil {
+			return err
+		}
+		e.report(res)
+		// A headless hand-off has run both sides' next round already.
+		if s.Transport != debate.TransportHeadless || res.Kind != debate.HandedOff {
+			return nil
+		}
+	}
+}
+
+// report prints one outcome.
+func (e *debateEnv) report(res debate.Result) {
+	fmt.Fprintln(e.f.IO.Out, res.Message(e.lang))
+	if res.Kind == debate.Ended && res.Session.Transport == debate.TransportHeadless {
+		if p, err := e.dir.Paths(res.Session.ID); err == nil {
+			fmt.Fprintln(e.f.IO.Out, msgDebateSummary.Format(e.lang, p.Summary))
+		}
+	}
+}
+
+func (e *debateEnv) watch(ctx context.Context, opts *DebateOptions) error {
+	id, err := e.id(opts.ID)
+	if err != nil {
+		return err
+	}
+	s, err := e.dir.Load(id)
+	if err != nil {
+		return err
+	}
+	tr, err := e.transport(s)
+	if err != nil {
+		return err
+	}
+	err = e.dir.Watch(ctx, id, tr, e.report)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func (e *debateEnv) stop(ctx context.Context, opts *DebateOptions) error {
+	if err := debate.ValidID(opts.ID); err != nil {
+		return err
+	}
+	s, err := e.dir.Load(opts.ID)
+	if err != nil {
+		return err
+	}
+	var tr debate.Transport
+	if s.Transport == debate.TransportTmux {
+		if tr, err = e.transport(s); err != nil {
+			return err
+		}
+	}
+	res, err := e.dir.Stop(ctx, opts.ID, tr)
+	if err != nil {
+		return err
+	}
+	out := e.f.IO.Out
+	fmt.Fprintln(out, msgDebateStopped.Format(e.lang, opts.ID))
+	for _, r := range res.Told {
+		fmt.Fprintln(out, msgDebateTold.Format(e.lang, r.Name(e.lang)))
+	}
+	for _, err := range res.NotTold {
+		fmt.Fprintln(e.f.IO.ErrOut, msgDebateNotTold.Format(e.lang, e.localize(err)))
+	}
+	return nil
+}
+
+// debateJSON is a debate as `status --json` and `list --json` print it.
+type debateJSON struct {
+	ID           string            `json:"id"`
+	Topic        string            `json:"topic"`
+	Status       string            `json:"status"`
+	CurrentRound int               `json:"current_round"`
+	MaxRounds    int               `json:"max_rounds"`
+	Transport    string            `json:"transport"`
+	Panes        map[string]string `json:"panes"`
+	Files        map[string]string `json:"files,omitempty"`
+	Written      map[string]int    `json:"written,omitempty"`
+	Concluded    bool              `json:"concluded,omitempty"`
+	Error        string            `json:"error,omitempty"`
+}
+
+func toJSON(s *debate.Session) debateJSON {
+	return debateJSON{
+		ID: s.ID, Topic: s.Topic, Status: string(s.Status), CurrentRound: s.CurrentRound, MaxRounds: s.MaxRounds,
+		Transport: s.Transport,
+		Panes:     map[string]string{"moderator": s.PaneModerator, "pro": s.PanePro, "con": s.PaneCon},
+	}
+}
+
+func (e *debateEnv) status(opts *DebateOptions) error {
+	id := opts.ID
+	if id == "" {
+		// The newest active debate, else the newest of all.
+		var err error
+		if id, err = e.dir.Newest(); err != nil {
+			list, lerr := e.dir.List()
+			if lerr != nil || len(list) == 0 {
+				return err
+			}
+			id = list[0].ID
+		}
+	}
+	r, err := e.dir.Inspect(id)
+	if err != nil {
+		return err
+	}
+	s := r.Session
+	if opts.JSON {
+		j := toJSON(s)
+		j.Files = map[string]string{"main": r.Paths.Main, "pro": r.Paths.Pro, "con": r.Paths.Con}
+		j.Written = map[string]int{"pro": r.Pro.Written(), "con": r.Con.Written()}
+		j.Concluded = r.Pro.Concluded() || r.Con.Concluded()
+		return writeDebateJSON(e.f, j)
+	}
+	fmt.Fprintf(e.f.IO.Out, msgDebateStatus.In(e.lang),
+		s.ID, s.Status, s.CurrentRound, s.MaxRounds, s.Transport, s.Topic,
+		debateOrDash(s.PanePro), r.Pro.Written(), r.Paths.Pro,
+		debateOrDash(s.PaneCon), r.Con.Written(), r.Paths.Con,
+		debateOrDash(s.PaneModerator))
+	return nil
+}
+
+func (e *debateEnv) list(opts *DebateOptions) error {
+	list, err := e.dir.List()
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		out := []debateJSON{}
+		for _, en := range list {
+			if en.Err != nil {
+				out = append(out, debateJSON{ID: en.ID, Error: e.localize(en.Err).Error()})
+				continue
+			}
+			out = append(out, toJSON(en.Session))
+		}
+		return writeDebateJSON(e.f, out)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.f.IO.Out, msgDebateNone.Format(e.lang, e.dir.Root))
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.f.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tROUND\tTRANSPORT\tTOPIC")
+	for _, en := range list {
+		if en.Err != nil {
+			fmt.Fprintf(tw, "%s\t%s\t\t\t%s\n", en.ID, "error", e.localize(en.Err))
+			continue
+		}
+		s := en.Session
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\n", s.ID, s.Status, s.CurrentRound, s.MaxRounds, s.Transport, debateTruncate(s.Topic, 60))
+	}
+	return tw.Flush()
+}
+
+func writeDebateJSON(f *Factory, v any) error {
+	enc := json.NewEncoder(f.IO.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func debateOrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// debateTruncate shortens s to at most n runes.
+func debateTruncate(s string, n int) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-1]) + "…"
+}
