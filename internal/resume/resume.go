@@ -1,0 +1,310 @@
+// Package resume builds the "where you left off" briefing of a worktree: from
+// the hand-kept state file current.md when it describes a task in progress,
+// else from the worktree's newest records in the journal. The briefing is
+// shown by `baton resume` and injected into the agent's context at session
+// start.
+//
+// It only reads. current.md is parsed by package statefile and written by
+// `baton save`; the journal is package journal's. Reading is bounded: the
+// state file is small and the journal is read backwards from its end, at most
+// Options.ScanBytes, so the cost does not grow with the journal.
+package resume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/statefile"
+)
+
+// Source says where a briefing comes from.
+type Source string
+
+const (
+	// FromState is current.md with status in_progress.
+	FromState Source = "current"
+	// FromJournal is the worktree's newest journal records.
+	FromJournal Source = "journal"
+	// FromNothing means there is nothing to resume.
+	FromNothing Source = "none"
+)
+
+// Limits of what a briefing lists.
+const (
+	// TopFiles is how many of the most touched files are listed.
+	TopFiles = 5
+	// Commands is how many recent commands are listed.
+	Commands = 5
+	// DigestLines is how many lines of "now" and "next" are shown.
+	DigestLines = 2
+	// ActivityGap is how much newer than current.md's updated the last file
+	// activity must be before the briefing mentions it.
+	ActivityGap = time.Hour
+)
+
+// Options say which worktree to brief and how.
+type Options struct {
+	State state.Dir
+	// Worktree is the top folder of the worktree being resumed; Main is the
+	// repository's main worktree, to which records that name no worktree
+	// (written by older hook scripts) belong.
+	Worktree, Main string
+	Branch         string
+	Now            time.Time
+	// Records is how many of the worktree's newest activity records the
+	// journal briefing uses.
+	Records int
+	// Stale is the age past which current.md is called old.
+	Stale time.Duration
+	// ScanBytes bounds how far back from its end the journal is read.
+	ScanBytes int64
+	// BatonFiles are files that count as baton's own besides the state
+	// folder and .baton.yaml, such as the user's config file.
+	BatonFiles []string
+}
+
+// Briefing is what is known about where the worktree left off.
+type Briefing struct {
+	Source Source
+	// From current.md (Task, Updated and Status also when it is not in
+	// progress).
+	Task    string
+	Updated time.Time
+	Status  statefile.Status
+	Stale   bool
+	Doing   []string // digest of いまやってること / Now
+	Next    []string // digest of 次の一手 / Next
+	// StateFile is current.md's path; StateError why it cannot be used,
+	// nil when it is usable or missing.
+	StateFile  string
+	StateError *statefile.FormatError
+
+	// From the journal.
+	LastActivity time.Time // zero when the worktree has no records
+	Records      int       // how many records the journal part is built from
+	TopFiles     []FileCount
+	Commands     []string
+	SetupOnly    bool
+	// Elsewhere is the newest recent activity of another worktree, set
+	// when this worktree has none.
+	Elsewhere *Activity
+
+	Worktree, Branch string
+	At               time.Time // when the briefing was made
+	stale            time.Duration
+}
+
+// FileCount is a file and how many of the records touched it.
+type FileCount struct {
+	Path  string `json:"path"`
+	Count int    `json:"count"`
+}
+
+// Activity is the newest activity of a worktree.
+type Activity struct {
+	Worktree string
+	Branch   string
+	At       time.Time
+}
+
+// StateBroken reports whether current.md exists but cannot be used.
+func (b *Briefing) StateBroken() bool { return b.StateError != nil }
+
+// Build reads current.md and the journal's tail and decides what to brief.
+func Build(ctx context.Context, o Options) (*Briefing, error) {
+	b := &Briefing{
+		Source: FromNothing, StateFile: o.State.Current(),
+		Worktree: o.Worktree, Branch: o.Branch, At: o.Now, stale: o.Stale,
+	}
+	sf, err := readState(o.State.Current())
+	var fe *statefile.FormatError
+	switch {
+	case errors.As(err, &fe):
+		b.StateError = fe
+	case err != nil:
+		return nil, err
+	case sf != nil:
+		b.Task, b.Updated, b.Status = sf.Task, sf.Updated, sf.Status
+	}
+
+	recs, other, err := tail(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	b.fromJournal(recs, o)
+
+	switch {
+	case sf != nil && sf.Status == statefile.InProgress:
+		b.Source = FromState
+		b.Doing = sf.Digest(statefile.Now, DigestLines)
+		b.Next = sf.Digest(statefile.Next, DigestLines)
+		b.Stale = !sf.Updated.IsZero() && o.Now.Sub(sf.Updated) > o.Stale
+		b.SetupOnly = false
+	case len(recs) > 0:
+		b.Source = FromJournal
+	case other != nil && o.Now.Sub(other.TS) <= o.Stale:
+		b.Elsewhere = &Activity{Worktree: other.Worktree, Branch: other.Branch, At: other.TS}
+	}
+	return b, nil
+}
+
+// readState reads and parses current.md: nil, nil when it does not exist.
+func readState(path string) (*statefile.File, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read state file: %w", err)
+	}
+	return statefile.Parse(b)
+}
+
+// tail returns the worktree's newest activity records, oldest first, and the
+// newest activity record of any other worktree seen while looking for them.
+func tail(ctx context.Context, o Options) (recs []journal.Record, other *journal.Record, err error) {
+	var newest journal.Record
+	found := false
+	match := func(r *journal.Record) bool {
+		if !isActivity(r) {
+			return false
+		}
+		wt := r.Worktree
+		if wt == "" {
+			wt = o.Main
+		}
+		if wt == o.Worktree {
+			return true
+		}
+		if !found || r.TS.After(newest.TS) {
+			newest, found = *r, true
+			newest.Worktree = wt
+		}
+		return false
+	}
+	j := journal.Open(o.State.Root, journal.Options{})
+	recs, err = j.Tail(ctx, o.Records, journal.TailOptions{Match: match, MaxBytes: o.ScanBytes})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read journal: %w", err)
+	}
+	if found {
+		other = &newest
+	}
+	return recs, other, nil
+}
+
+// isActivity reports whether a record is something the agent did: a tool
+// call that completed. PreToolUse records duplicate their PostToolUse ones
+// and are left out, as are prompts and session events. Lines written by
+// older hook scripts have a tool but no event.
+func isActivity(r *journal.Record) bool {
+	return r.Tool != "" && (r.Event == "PostToolUse" || r.Event == "")
+}
+
+// fromJournal fills the journal part of the briefing from recs, oldest first.
+func (b *Briefing) fromJournal(recs []journal.Record, o Options) {
+	b.Records = len(recs)
+	b.TopFiles, b.Commands = []FileCount{}, []string{}
+	if len(recs) == 0 {
+		return
+	}
+	b.LastActivity = recs[len(recs)-1].TS
+
+	type tally struct {
+		count, last int
+	}
+	counts := map[string]*tally{}
+	setup, work := 0, 0
+	for i, r := range recs {
+		if r.File != "" {
+			p := displayPath(r.File, o.Worktree)
+			t := counts[p]
+			if t == nil {
+				t = &tally{}
+				counts[p] = t
+			}
+			t.count++
+			t.last = i
+		}
+		switch {
+		case isBatonFile(r.File, o):
+			setup++
+		case r.File != "":
+			work++
+		case r.Tool == "Bash" && isBatonCommand(r.Desc):
+			setup++
+		case r.Tool == "Bash" && r.Desc != "":
+			work++
+		}
+	}
+	b.SetupOnly = setup > 0 && work == 0
+
+	for p, t := range counts {
+		b.TopFiles = append(b.TopFiles, FileCount{Path: p, Count: t.count})
+	}
+	slices.SortFunc(b.TopFiles, func(x, y FileCount) int {
+		if x.Count != y.Count {
+			return y.Count - x.Count
+		}
+		return counts[y.Path].last - counts[x.Path].last
+	})
+	if len(b.TopFiles) > TopFiles {
+		b.TopFiles = b.TopFiles[:TopFiles]
+	}
+
+	for i := len(recs) - 1; i >= 0 && len(b.Commands) < Commands; i-- {
+		r := recs[i]
+		if r.Tool != "Bash" || r.Desc == "" {
+			continue
+		}
+		d := statefile.Cut(strings.Join(strings.Fields(r.Desc), " "), statefile.DigestWidth)
+		if !slices.Contains(b.Commands, d) {
+			b.Commands = append(b.Commands, d)
+		}
+	}
+}
+
+// displayPath shows a path inside the worktree relative to it.
+func displayPath(p, worktree string) string {
+	p = filepath.Clean(p)
+	if worktree != "" && filepath.IsAbs(p) {
+		if rel, err := filepath.Rel(worktree, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return rel
+		}
+	}
+	return p
+}
+
+// isBatonFile reports whether path is one of baton's own files: in a state
+// folder, a .baton.yaml, or one of o.BatonFiles.
+func isBatonFile(path string, o Options) bool {
+	if path == "" {
+		return false
+	}
+	p := filepath.Clean(path)
+	slash := "/" + filepath.ToSlash(p)
+	if strings.Contains(slash+"/", "/"+state.RelDir+"/") || filepath.Base(p) == ".baton.yaml" {
+		return true
+	}
+	for _, f := range o.BatonFiles {
+		if f != "" && p == filepath.Clean(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// isBatonCommand reports whether a Bash record ran baton itself.
+func isBatonCommand(desc string) bool {
+	d := strings.TrimSpace(desc)
+	return d == "baton" || strings.HasPrefix(d, "baton ")
+}
