@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"syscall"
 )
 
 // Append adds recs to the end of the journal, in order, as one write: a
@@ -74,9 +74,7 @@ func (j *Journal) appendLocked(buf []byte) (rotated bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	// The lock goes with the descriptor, which Unlock closes; should the
-	// unlock fail, process exit releases it.
-	defer func() { _ = lk.Unlock() }()
+	defer lk.Close() // releases the lock
 
 	size, err := writeLines(j.Path(), buf)
 	if err != nil {
@@ -97,10 +95,11 @@ func (j *Journal) appendLocked(buf []byte) (rotated bool, err error) {
 // torn line so that the torn line cannot swallow the first new record.
 // It returns the file's size after the write.
 func writeLines(path string, buf []byte) (int64, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	fd, err := openFD(path, syscall.O_RDWR|syscall.O_APPEND|syscall.O_CREAT, 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("open journal: %w", err)
 	}
+	f := fdFile(fd)
 	size, werr := writeAfterNewline(f, buf)
 	if err := f.Close(); err != nil && werr == nil {
 		werr = fmt.Errorf("close journal: %w", err)
@@ -108,12 +107,11 @@ func writeLines(path string, buf []byte) (int64, error) {
 	return size, werr
 }
 
-func writeAfterNewline(f *os.File, buf []byte) (int64, error) {
-	fi, err := f.Stat()
+func writeAfterNewline(f fdFile, buf []byte) (int64, error) {
+	size, err := f.size()
 	if err != nil {
 		return 0, fmt.Errorf("stat journal: %w", err)
 	}
-	size := fi.Size()
 	data := buf[1:]
 	if size > 0 {
 		var last [1]byte
@@ -124,7 +122,7 @@ func writeAfterNewline(f *os.File, buf []byte) (int64, error) {
 			data = buf
 		}
 	}
-	n, err := f.Write(data)
+	n, err := f.write(data)
 	if err != nil {
 		return 0, fmt.Errorf("write journal: %w", err)
 	}

@@ -132,11 +132,12 @@ func (j *Journal) listArchive() ([]segment, error) {
 	return segs, nil
 }
 
-// segmentFile is an archived segment open for reading.
+// segmentFile is a segment open for reading.
 type segmentFile struct {
-	f    *os.File
-	zr   *gzip.Reader // nil for an uncompressed file
-	size int64        // uncompressed size
+	at     io.ReaderAt  // the bytes, when they can be read at any offset
+	zr     *gzip.Reader // otherwise, the compressed bytes from the start
+	size   int64        // uncompressed size
+	closer io.Closer
 }
 
 // open opens the segment, preferring the uncompressed file, which can be read
@@ -151,7 +152,7 @@ func (s segment) open() (*segmentFile, error) {
 				f.Close()
 				return nil, fmt.Errorf("stat journal segment: %w", err)
 			}
-			return &segmentFile{f: f, size: fi.Size()}, nil
+			return &segmentFile{at: f, size: fi.Size(), closer: f}, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("open journal segment: %w", err)
@@ -161,8 +162,8 @@ func (s segment) open() (*segmentFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open journal segment: %w", err)
 	}
-	sf := &segmentFile{f: f}
-	if err := sf.openGzip(); err != nil {
+	sf := &segmentFile{closer: f}
+	if err := sf.openGzip(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("read journal segment %s: %w", s.gzPath(), err)
 	}
@@ -171,8 +172,8 @@ func (s segment) open() (*segmentFile, error) {
 
 // openGzip reads the gzip header and the size it records. A segment without
 // that record (compressed by hand) is decompressed once to measure it.
-func (sf *segmentFile) openGzip() error {
-	zr, err := gzip.NewReader(sf.f)
+func (sf *segmentFile) openGzip(f *os.File) error {
+	zr, err := gzip.NewReader(f)
 	if err != nil {
 		return err
 	}
@@ -185,19 +186,19 @@ func (sf *segmentFile) openGzip() error {
 	if sf.size, err = io.Copy(io.Discard, zr); err != nil {
 		return err
 	}
-	if _, err := sf.f.Seek(0, io.SeekStart); err != nil {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	return zr.Reset(sf.f)
+	return zr.Reset(f)
 }
 
-func (sf *segmentFile) Close() error { return sf.f.Close() }
+func (sf *segmentFile) Close() error { return sf.closer.Close() }
 
 // readerFrom returns the segment's bytes from off on. A compressed segment
 // can only be read forwards, once.
 func (sf *segmentFile) readerFrom(off int64) (io.Reader, error) {
 	if sf.zr == nil {
-		return io.NewSectionReader(sf.f, off, sf.size-off), nil
+		return io.NewSectionReader(sf.at, off, sf.size-off), nil
 	}
 	if _, err := io.CopyN(io.Discard, sf.zr, off); err != nil {
 		return nil, fmt.Errorf("skip to %d in journal segment: %w", off, err)
@@ -278,7 +279,7 @@ func (j *Journal) Compress(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer func() { _ = lk.Unlock() }()
+	defer lk.Close() // releases the lock
 	for _, s := range done {
 		if err := os.Remove(s.plainPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove compressed journal segment: %w", err)

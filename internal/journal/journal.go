@@ -6,9 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
-
-	"github.com/gofrs/flock"
 )
 
 // Files inside the state folder.
@@ -91,43 +90,39 @@ func (j *Journal) lockPath() string   { return filepath.Join(j.dir, lockName) }
 func (j *Journal) archiveDir() string { return filepath.Join(j.dir, archiveName) }
 
 // lockExclusive takes the writers' lock, creating the state folder and the
-// lock file when they are missing. The caller must Unlock it.
-func (j *Journal) lockExclusive() (*flock.Flock, error) {
-	lk := flock.New(j.lockPath(), flock.SetPermissions(0o600))
-	err := lk.Lock()
+// lock file when they are missing. Closing the descriptor releases it.
+func (j *Journal) lockExclusive() (fdFile, error) {
+	fd, err := lockFD(j.lockPath(), syscall.O_RDONLY|syscall.O_CREAT, syscall.LOCK_EX)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(j.dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create state folder: %w", err)
+			return -1, fmt.Errorf("create state folder: %w", err)
 		}
-		err = lk.Lock()
+		fd, err = lockFD(j.lockPath(), syscall.O_RDONLY|syscall.O_CREAT, syscall.LOCK_EX)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("lock journal: %w", err)
+		return -1, fmt.Errorf("lock journal: %w", err)
 	}
-	return lk, nil
+	return fdFile(fd), nil
 }
 
 // lockShared takes the lock shared and returns its release. Without a lock
 // file no baton writer ever ran here (or the folder does not exist): readers
 // go on unlocked rather than create files.
 func (j *Journal) lockShared() (unlock func(), err error) {
-	lk := flock.New(j.lockPath(), flock.SetFlag(os.O_RDONLY))
-	if err := lk.RLock(); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return func() {}, nil
-		}
+	fd, err := lockFD(j.lockPath(), syscall.O_RDONLY, syscall.LOCK_SH)
+	if errors.Is(err, fs.ErrNotExist) {
+		return func() {}, nil
+	}
+	if err != nil {
 		return nil, fmt.Errorf("lock journal: %w", err)
 	}
-	// An unlock error leaves the descriptor open with the lock held until
-	// the process exits; there is nothing better to do with it.
-	return func() { _ = lk.Unlock() }, nil
+	return func() { syscall.Close(fd) }, nil
 }
 
 // snapshot is the journal's segments seen at one instant.
 type snapshot struct {
-	active     *os.File // nil when there is no active file
-	activeSize int64
-	archived   []segment // oldest first
+	active   *segmentFile // nil when there is no active file
+	archived []segment    // oldest first
 }
 
 // snapshot opens the active file and lists the archive under the shared lock,
@@ -141,15 +136,16 @@ func (j *Journal) snapshot() (*snapshot, error) {
 	defer unlock()
 
 	s := &snapshot{}
-	f, err := os.Open(j.Path())
+	fd, err := openFD(j.Path(), syscall.O_RDONLY, 0)
 	switch {
 	case err == nil:
-		fi, err := f.Stat()
+		f := fdFile(fd)
+		size, err := f.size()
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("stat journal: %w", err)
 		}
-		s.active, s.activeSize = f, fi.Size()
+		s.active = &segmentFile{at: f, closer: f, size: size}
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("open journal: %w", err)
 	}

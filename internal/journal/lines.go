@@ -77,7 +77,8 @@ func (l *lineReader) fill() {
 }
 
 // backLines reads the lines of r[floor:size) from the last to the first,
-// in blocks, keeping any line whole however long. It never returns the bytes
+// in blocks growing from firstBlock to the journal's block size, keeping any
+// line whole however long. It never returns the bytes
 // after the last newline: they are a line still being written, or torn.
 type backLines struct {
 	r       io.ReaderAt
@@ -87,12 +88,18 @@ type backLines struct {
 	lo, hi  int  // unconsumed bytes are scratch[lo:hi]; scratch[hi] was '\n'
 	tail    bool // the bytes after the last newline are still to drop
 	done    bool
-	block   int
+	next    int // size of the next read: it doubles up to max
+	max     int
 }
 
+// firstBlock is the size of backLines' first read: enough for a few dozen
+// records, small enough not to be a large allocation.
+const firstBlock = 16 << 10
+
 func newBackLines(r io.ReaderAt, floor, size int64, block int) *backLines {
-	s := make([]byte, 2*block)
-	return &backLines{r: r, floor: floor, pos: size, scratch: s, lo: len(s), hi: len(s), tail: true, block: block}
+	first := min(block, firstBlock)
+	s := make([]byte, 2*first)
+	return &backLines{r: r, floor: floor, pos: size, scratch: s, lo: len(s), hi: len(s), tail: true, next: first, max: block}
 }
 
 // prev returns the line before the last one returned, without its newline;
@@ -128,7 +135,8 @@ func (b *backLines) prev() (line []byte, ok bool, err error) {
 // fill reads the block before scratch[lo:hi], first moving those bytes to
 // the end of scratch (or of a bigger one, for a long line) to make room.
 func (b *backLines) fill() error {
-	n := int64(b.block)
+	n := int64(b.next)
+	b.next = min(2*b.next, b.max)
 	if avail := b.pos - b.floor; avail < n {
 		n = avail
 	}

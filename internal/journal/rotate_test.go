@@ -132,7 +132,7 @@ func rotate(t testing.TB, j *Journal) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lk.Unlock()
+	defer lk.Close()
 	if err := j.detachActive(); err != nil {
 		t.Fatal(err)
 	}

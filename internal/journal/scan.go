@@ -37,7 +37,11 @@ func (j *Journal) Scan(ctx context.Context, from Offset, fn func(rec Record, end
 	if err != nil {
 		return from, fmt.Errorf("scan journal: %w", err)
 	}
-	if end := activeStart + snap.activeSize; from < 0 || int64(from) > end {
+	var activeSize int64
+	if snap.active != nil {
+		activeSize = snap.active.size
+	}
+	if end := activeStart + activeSize; from < 0 || int64(from) > end {
 		return from, fmt.Errorf("scan journal from %d, end %d: %w", from, end, ErrOffset)
 	}
 
@@ -63,7 +67,7 @@ func (j *Journal) Scan(ctx context.Context, from Offset, fn func(rec Record, end
 			if snap.active == nil {
 				break
 			}
-			err = sc.segment(ctx, &segmentFile{f: snap.active, size: snap.activeSize}, activeStart, true)
+			err = sc.segment(ctx, snap.active, activeStart, true)
 		} else {
 			err = sc.archived(ctx, snap.archived[i])
 		}

@@ -37,12 +37,12 @@ func (j *Journal) Tail(ctx context.Context, n int, opts TailOptions) ([]Record, 
 	}
 	defer snap.close()
 
-	t := &tail{n: n, match: opts.Match, budget: opts.MaxBytes, block: j.blockSize}
+	t := &tail{n: n, match: opts.Match, budget: opts.MaxBytes, block: j.blockSize, recs: make([]Record, 0, min(n, 1024))}
 	if t.budget <= 0 {
 		t.budget = math.MaxInt64
 	}
 	if snap.active != nil {
-		if err := t.backwards(ctx, snap.active, snap.activeSize); err != nil {
+		if err := t.backwards(ctx, snap.active.at, snap.active.size); err != nil {
 			return nil, fmt.Errorf("tail journal: %w", err)
 		}
 	}
@@ -89,7 +89,7 @@ func (t *tail) segment(ctx context.Context, s segment) error {
 	}
 	defer sf.Close()
 	if sf.zr == nil {
-		return t.backwards(ctx, sf.f, sf.size)
+		return t.backwards(ctx, sf.at, sf.size)
 	}
 	return t.forwards(ctx, sf.zr, sf.size)
 }
