@@ -308,6 +308,9 @@ func compressSegment(ctx context.Context, s segment) error {
 		return fmt.Errorf("create compressed journal segment: %w", err)
 	}
 	defer pf.Cleanup()
+	// The fastest level: the hook call that rotates pays for it (0.7 s for
+	// 32 MiB on the development VM, against 4.7 s at the default level, for
+	// archives only 15% larger).
 	zw, err := gzip.NewWriterLevel(pf, gzip.BestSpeed)
 	if err != nil {
 		return err

@@ -60,7 +60,6 @@ func (j *Journal) Scan(ctx context.Context, from Offset, fn func(rec Record, end
 			first = i
 		}
 	}
-	sc.pos = max(sc.pos, parts[0])
 	for i := first; i < len(parts); i++ {
 		sc.pos = max(sc.pos, parts[i]) // past a gap left by a deleted segment
 		if i == len(parts)-1 {
