@@ -94,7 +94,9 @@ func (o *HookOptions) providers() []hook.Provider {
 	if o.Providers != nil {
 		return o.Providers
 	}
-	return []hook.Provider{hook.ProviderFunc(statusLine)}
+	// The resume briefing comes first; when there is none it gives way to
+	// the status line, which would only repeat it.
+	return []hook.Provider{startBriefing(o.Factory)}
 }
 
 var recordingMsg = i18n.Msg{

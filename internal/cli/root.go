@@ -45,6 +45,8 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdHook(f, nil),
 		NewCmdInit(f, nil),
 		NewCmdDoctor(f, nil),
+		NewCmdResume(f, nil),
+		NewCmdSave(f, nil),
 		NewCmdDebate(f, nil),
 		NewCmdVersion(f),
 	)

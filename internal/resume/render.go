@@ -32,9 +32,11 @@ var (
 	msgJournalAsk   = i18n.Msg{JA: "このあたりの作業の続きから入りますか？（または「別件」とお伝えください）", EN: "Pick up this work again? (Or say \"something else\".)"}
 	msgElsewhere    = i18n.Msg{JA: "このワークツリーにはまだ作業記録がありません。直近の作業は %[3]s、別のワークツリー %[1]s（ブランチ %[2]s）でした。", EN: "This worktree has no recorded work yet. The latest work was in another worktree, %[1]s (branch %[2]s), %[3]s."}
 	msgContext      = i18n.Msg{
-		JA: "baton: このワークツリーの前回の作業状況です。ユーザーの依頼が具体的でなければ、これを伝えて続けるかどうか確認してから動いてください。",
-		EN: "baton: where work in this worktree left off. Unless the user's request says what to do, tell them this and ask whether to continue before acting.",
+		JA: "baton: このワークツリーの前回の作業状況です（%s より）。ユーザーの依頼が具体的でなければ、これを伝えて続けるかどうか確認してから動いてください。",
+		EN: "baton: where work in this worktree left off (from %s). Unless the user's request says what to do, tell them this and ask whether to continue before acting.",
 	}
+	msgFromJournal = i18n.Msg{JA: "作業記録 %s", EN: "the activity log %s"}
+	msgFromState   = i18n.Msg{JA: "ステートファイル %s", EN: "the state file %s"}
 )
 
 // Text renders the briefing for a person in lang; "" when there is nothing to
@@ -113,7 +115,11 @@ func (b *Briefing) SessionContext(lang i18n.Lang) string {
 	if text == "" {
 		return ""
 	}
-	return msgContext.In(lang) + "\n\n" + text
+	from := msgFromJournal.Format(lang, displayPath(b.Journal, b.Worktree))
+	if b.Source == FromState || (b.StateError != nil && b.Elsewhere == nil) {
+		from = msgFromState.Format(lang, displayPath(b.StateFile, b.Worktree))
+	}
+	return msgContext.Format(lang, from) + "\n\n" + text
 }
 
 func bulleted(items []string) []string {

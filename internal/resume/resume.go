@@ -87,6 +87,8 @@ type Briefing struct {
 	// nil when it is usable or missing.
 	StateFile  string
 	StateError *statefile.FormatError
+	// Journal is the journal's active file.
+	Journal string
 
 	// From the journal.
 	LastActivity time.Time // zero when the worktree has no records
@@ -122,7 +124,7 @@ func (b *Briefing) StateBroken() bool { return b.StateError != nil }
 // Build reads current.md and the journal's tail and decides what to brief.
 func Build(ctx context.Context, o Options) (*Briefing, error) {
 	b := &Briefing{
-		Source: FromNothing, StateFile: o.State.Current(),
+		Source: FromNothing, StateFile: o.State.Current(), Journal: o.State.Journal(),
 		Worktree: o.Worktree, Branch: o.Branch, At: o.Now, stale: o.Stale,
 	}
 	sf, err := readState(o.State.Current())

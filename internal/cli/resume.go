@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/gitrepo"
+	"github.com/baton-cli/baton/internal/hook"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/resume"
+	"github.com/baton-cli/baton/internal/state"
+)
+
+// ResumeOptions are the inputs of `baton resume`.
+type ResumeOptions struct {
+	Factory *Factory
+	JSON    bool
+	Lang    string
+}
+
+// NewCmdResume builds `baton resume`, which tells where work in this worktree
+// left off.
+func NewCmdResume(f *Factory, runF func(context.Context, *ResumeOptions) error) *cobra.Command {
+	opts := &ResumeOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "resume",
+		Short: "Show where work in this worktree left off",
+		Long: "Shows the task in progress from .claude/session-state/current.md (kept with `baton save`),\n" +
+			"or, when there is none, what the journal says this worktree did last: when, the files\n" +
+			"touched most and the recent commands. The same briefing is given to the agent at\n" +
+			"session start unless resume.inject is false. Prints nothing when there is nothing to resume.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return resumeRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the briefing's facts as a JSON object")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "message language: ja or en")
+	return cmd
+}
+
+var msgNothingToResume = i18n.Msg{
+	JA: "再開できる作業はありません（current.md も、このワークツリーの作業記録もありません）。",
+	EN: "Nothing to resume: no current.md task and no recorded work in this worktree.",
+}
+
+func resumeRun(ctx context.Context, opts *ResumeOptions) error {
+	f := opts.Factory
+	w, err := findWorkspace(f)
+	if err != nil {
+		return err
+	}
+	cfg, err := f.Config(w.root)
+	if err != nil {
+		return err
+	}
+	lang, err := flagLang(opts.Lang, cfg, f.Getenv)
+	if err != nil {
+		return err
+	}
+	b, err := resume.Build(ctx, resumeOptions(w, cfg, f))
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		out, err := b.JSON(lang)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(f.IO.Out, "%s\n", out)
+		return err
+	}
+	text := b.Text(lang)
+	if text == "" {
+		fmt.Fprintln(f.IO.ErrOut, msgNothingToResume.In(lang))
+		return nil
+	}
+	_, err = fmt.Fprintln(f.IO.Out, text)
+	return err
+}
+
+// workspace is where a command runs: the worktree (or, outside git, the
+// project folder) and its state folder.
+type workspace struct {
+	root, main, branch string
+	state              state.Dir
+}
+
+// findWorkspace locates the worktree as `baton hook` does: outside git the
+// project folder (CLAUDE_PROJECT_DIR, else the working directory) stands in
+// for the repository.
+func findWorkspace(f *Factory) (workspace, error) {
+	repo, err := f.Repo()
+	if err == nil {
+		return workspace{root: repo.Worktree, main: repo.Main, branch: repo.Branch, state: state.For(repo)}, nil
+	}
+	if !errors.Is(err, gitrepo.ErrNotRepo) {
+		return workspace{}, err
+	}
+	root := f.Getenv("CLAUDE_PROJECT_DIR")
+	if root == "" {
+		if root, err = f.Getwd(); err != nil {
+			return workspace{}, err
+		}
+	}
+	return workspace{root: root, main: root, state: state.At(root)}, nil
+}
+
+// flagLang is the --lang flag's language, else the configured one.
+func flagLang(flag string, cfg *config.Config, getenv func(string) string) (i18n.Lang, error) {
+	if flag == "" {
+		return cfg.Language(getenv), nil
+	}
+	l, err := i18n.Parse(flag)
+	if err != nil {
+		return "", flagError{err}
+	}
+	return l, nil
+}
+
+func resumeOptions(w workspace, cfg *config.Config, f *Factory) resume.Options {
+	return resume.Options{
+		State:    w.state,
+		Worktree: w.root, Main: w.main, Branch: w.branch,
+		Now:        f.Now(),
+		Records:    cfg.ResumeRecords(),
+		Stale:      cfg.ResumeStale(),
+		ScanBytes:  cfg.ResumeScanBytes(),
+		BatonFiles: []string{config.UserPath(f.Getenv)},
+	}
+}
+
+// startBriefing is the first session-start provider: the resume briefing,
+// or, when there is none or it is turned off, the line saying baton records.
+func startBriefing(f *Factory) hook.Provider {
+	return hook.ProviderFunc(func(ctx context.Context, s *hook.Start) (string, error) {
+		if !s.Config.ResumeInject() {
+			return statusLine(ctx, s)
+		}
+		w := workspace{root: s.Where.Worktree, main: mainOf(s.State), branch: s.Where.Branch, state: s.State}
+		o := resumeOptions(w, s.Config, f)
+		o.Now = s.Now
+		b, err := resume.Build(ctx, o)
+		if err != nil {
+			return "", fmt.Errorf("resume briefing: %w", err)
+		}
+		if text := b.SessionContext(s.Lang); text != "" {
+			return text, nil
+		}
+		return statusLine(ctx, s)
+	})
+}
+
+// mainOf is the folder holding a state folder: the main worktree.
+func mainOf(d state.Dir) string {
+	return strings.TrimSuffix(d.Root, string(filepath.Separator)+filepath.FromSlash(state.RelDir))
+}
