@@ -54,7 +54,7 @@ func benchJournal(b *testing.B, name string, size int64) string {
 	dir := filepath.Join(root, "journal-"+name)
 	path := filepath.Join(dir, ActiveName)
 	if fi, err := os.Stat(path); err == nil && fi.Size() >= size {
-		return dir
+		return withLockFile(b, dir)
 	}
 	b.Logf("writing a %s journal to %s", name, path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -66,5 +66,16 @@ func benchJournal(b *testing.B, name string, size int64) string {
 	if err := os.Rename(tmp, path); err != nil {
 		b.Fatal(err)
 	}
+	return withLockFile(b, dir)
+}
+
+// withLockFile adds the lock file a journal written by Append has, so that
+// Tail pays for taking it.
+func withLockFile(b *testing.B, dir string) string {
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
 	return dir
 }

@@ -118,12 +118,16 @@ func TestTailMissing(t *testing.T) {
 	}
 }
 
-func TestTailCancelled(t *testing.T) {
+func TestReadCancelled(t *testing.T) {
 	j := Open(t.TempDir(), Options{})
 	writeActive(t, j, lines(t, testRecords(0, 5)))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := j.Tail(ctx, 3, TailOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Tail: got %v; want context.Canceled", err)
+	}
+	off, err := j.Scan(ctx, 0, func(Record, Offset) error { return nil })
+	if !errors.Is(err, context.Canceled) || off != 0 {
+		t.Fatalf("Scan: got %d, %v; want 0, context.Canceled", off, err)
 	}
 }
