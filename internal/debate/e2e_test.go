@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -113,7 +114,7 @@ func takeTurn(id, round, pane string) error {
 // world is a private tmux server whose panes run the fake agent, with a
 // HOME of its own and the test binary on PATH as baton and agent.
 type world struct {
-	t        *testing.T
+	t        testing.TB
 	tmux     tmux.Client
 	env      []string
 	home     string
@@ -123,7 +124,7 @@ type world struct {
 	work     string
 }
 
-func newWorld(t *testing.T, config string, extraEnv ...string) *world {
+func newWorld(t testing.TB, config string, extraEnv ...string) *world {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a tmux server with agent panes")
@@ -140,7 +141,7 @@ func newWorld(t *testing.T, config string, extraEnv ...string) *world {
 	// A folder name holding quotes, a semicolon, a command substitution
 	// and non-ASCII: every instruction names it.
 	dialogue := filepath.Join(home, `it's "a"; $(touch PWNED) 議論`)
-	sock := fmt.Sprintf("baton-debate-test-%d-%s", os.Getpid(), t.Name())
+	sock := fmt.Sprintf("baton-debate-test-%d-%s-%d", os.Getpid(), t.Name(), time.Now().UnixNano()%1e6)
 	w := &world{t: t, home: home, bin: bin, dialogue: dialogue, logs: logs, work: work, tmux: tmux.Client{Socket: sock}}
 	w.env = append([]string{
 		"HOME=" + home,
@@ -400,4 +401,57 @@ func TestTmuxDeadPane(t *testing.T) {
 	if _, err := w.baton(nil, "debate", "stop", "../x"); !errors.As(err, &ee) {
 		t.Errorf("stop ../x: %v; want a non-zero exit", err)
 	}
+}
+
+// BenchmarkTmuxWatchHandoff measures the whole hand-off on real tmux: from
+// the second side's write to the next instruction having been typed into the
+// other pane, submitted and read by the agent there. The Enter pause is set
+// to 0 here; in use the configured debate.enter_delay (300ms) comes on top
+// of the typing, which is what the 200ms budget is about.
+func BenchmarkTmuxWatchHandoff(b *testing.B) {
+	if b.N > 49 {
+		b.Fatalf("b.N = %d: a debate has at most 50 rounds; use -benchtime 40x", b.N)
+	}
+	w := newWorld(b, "  tmux_socket: $SOCK\n", "FAKE_AGENT_PASSIVE=1")
+	id := w.startDebate(nil, "--topic", "t", "--agent", "agent", "--rounds", "50", "--lang", "en")
+	r, err := w.dir().Inspect(id)
+	if err != nil {
+		b.Fatal(err)
+	}
+	conPane := r.Session.PaneCon
+	w.waitFor("the opening in the con pane", 10*time.Second, func() (bool, string) {
+		log := w.paneLog(conPane)
+		return strings.Count(log, "\n") == 1, log
+	})
+	tr := &debate.Tmux{Client: w.tmux, Registry: panes.Path(w.home)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go w.dir().Watch(ctx, id, tr, func(debate.Result) {})
+
+	appendRound := func(path string, n int) {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(f, "\n## Round %d\nargument\n", n)
+		f.Close()
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		appendRound(r.Paths.Pro, i+1)
+		start := time.Now()
+		appendRound(r.Paths.Con, i+1)
+		for strings.Count(w.paneLog(conPane), "\n") < i+2 {
+			if time.Since(start) > 10*time.Second {
+				b.Fatalf("round %d never reached the con pane", i+2)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-median")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "ms-max")
 }

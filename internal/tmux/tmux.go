@@ -147,7 +147,13 @@ func (c Client) ListPanes(ctx context.Context) (map[string]bool, error) {
 // spaces; other control characters are dropped. tmux receives the text as one
 // argument: no shell ever sees it.
 func (c Client) SendText(ctx context.Context, pane, text string, delay time.Duration) error {
-	if _, err := c.Run(ctx, "send-keys", "-t", pane, "-l", "--", OneLine(text)); err != nil {
+	arg := OneLine(text)
+	if strings.HasSuffix(arg, ";") {
+		// tmux reads an argument ending in ";" as the end of a command and
+		// drops the ";"; ending it in "\;" types one ";".
+		arg = arg[:len(arg)-1] + `\;`
+	}
+	if _, err := c.Run(ctx, "send-keys", "-t", pane, "-l", "--", arg); err != nil {
 		return err
 	}
 	t := time.NewTimer(delay)

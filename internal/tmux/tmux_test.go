@@ -101,6 +101,9 @@ func TestSendTextDeliversIntact(t *testing.T) {
 		{"control characters dropped", "a\x1b[31mred\x03\x15b", "a[31mredb"},
 		{"leading dash", "-t %0 not an option", "-t %0 not an option"},
 		{"tmux key name", "Enter", "Enter"},
+		{"trailing semicolon", "ends with;", "ends with;"},
+		{"trailing escaped semicolon", `ends with\;`, `ends with\;`},
+		{"only a semicolon", ";", ";"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -208,5 +211,27 @@ func TestOneLine(t *testing.T) {
 				t.Errorf("OneLine(%q) = %q; want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// BenchmarkSendText measures typing one debate-sized instruction into a pane
+// and pressing Enter (two tmux client calls), without the pause between them.
+func BenchmarkSendText(b *testing.B) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		b.Skip("tmux not installed")
+	}
+	ctx := context.Background()
+	c := tmux.Client{Socket: fmt.Sprintf("baton-tmux-bench-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	defer c.KillServer(ctx)
+	pane, err := c.NewSession(ctx, "b", 200, 50, tmux.Spawn{Command: []string{"cat"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("Round 2 of the debate is complete; read the files and append round 3. ", 8)
+	b.ResetTimer()
+	for range b.N {
+		if err := c.SendText(ctx, pane, text, 0); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
