@@ -1,0 +1,97 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// gitTimeout bounds one git command, so a hung fetch or push cannot hold a
+// repository's queue forever.
+const gitTimeout = 10 * time.Minute
+
+// gitRunner runs git with an argument list (never a shell) and the worker's
+// environment, with prompts for credentials turned off: nobody is there to
+// answer them.
+type gitRunner struct {
+	env []string
+}
+
+// run runs git in dir and returns its trimmed standard output. The error
+// holds the end of git's standard error.
+func (g gitRunner) run(ctx context.Context, dir string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(append([]string(nil), g.env...), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	errOut := newCapture(0, 4<<10)
+	cmd.Stdout, cmd.Stderr = &out, errOut
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errOut.Output().Text)
+		if msg == "" {
+			return "", fmt.Errorf("git %s: %w", args[0], err)
+		}
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, msg)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// fetch brings the clone's origin up to date.
+func (g gitRunner) fetch(ctx context.Context, repo string) error {
+	_, err := g.run(ctx, repo, "fetch", "--prune", "origin")
+	return err
+}
+
+// addWorktree creates a new branch at origin/base checked out in dir.
+func (g gitRunner) addWorktree(ctx context.Context, repo, dir, branch, base string) error {
+	_, err := g.run(ctx, repo, "worktree", "add", "--no-track", "-b", branch, dir, "origin/"+base)
+	return err
+}
+
+// removeWorktree removes the worktree (even with changes in it) and prunes
+// git's record of it; the branch stays.
+func (g gitRunner) removeWorktree(ctx context.Context, repo, dir string) error {
+	_, err := g.run(ctx, repo, "worktree", "remove", "--force", dir)
+	return err
+}
+
+// deleteBranch deletes a local branch that holds nothing new.
+func (g gitRunner) deleteBranch(ctx context.Context, repo, branch string) error {
+	_, err := g.run(ctx, repo, "branch", "-D", branch)
+	return err
+}
+
+// commitsAhead counts the commits of HEAD in dir that origin/base lacks.
+func (g gitRunner) commitsAhead(ctx context.Context, dir, base string) (int, error) {
+	out, err := g.run(ctx, dir, "rev-list", "--count", "origin/"+base+"..HEAD")
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(out)
+	if err != nil {
+		return 0, fmt.Errorf("git rev-list: unexpected output %q", out)
+	}
+	return n, nil
+}
+
+// dirty reports whether the worktree has changes that are not committed.
+func (g gitRunner) dirty(ctx context.Context, dir string) (bool, error) {
+	out, err := g.run(ctx, dir, "status", "--porcelain", "--untracked-files=normal")
+	return out != "", err
+}
+
+// push pushes HEAD of dir to branch on origin.
+func (g gitRunner) push(ctx context.Context, dir, branch string) error {
+	_, err := g.run(ctx, dir, "push", "origin", "HEAD:refs/heads/"+branch)
+	return err
+}
