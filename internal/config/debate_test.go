@@ -26,8 +26,8 @@ func TestDebateSettings(t *testing.T) {
 			wantArgs: []string{"--permission-mode", "acceptEdits"},
 		},
 		{
-			name: "everything set",
-			body: "debate:\n  dir: ~/debates\n  rounds: 5\n  transport: headless\n  register_timeout: 90s\n  enter_delay: 50ms\n  tmux_socket: debates\n  headless_args: [--allowedTools, Edit]\n",
+			name:    "everything set",
+			body:    "debate:\n  dir: ~/debates\n  rounds: 5\n  transport: headless\n  register_timeout: 90s\n  enter_delay: 50ms\n  tmux_socket: debates\n  headless_args: [--allowedTools, Edit]\n",
 			wantDir: "/home/u/debates", wantRounds: 5, wantTransport: "headless",
 			wantTimeout: 90 * time.Second, wantDelay: 50 * time.Millisecond,
 			wantArgs: []string{"--allowedTools", "Edit"},
