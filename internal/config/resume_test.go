@@ -15,7 +15,7 @@ func TestResumeSettings(t *testing.T) {
 		stale      time.Duration
 		scan       int64
 	}{
-		{name: "defaults", inject: true, records: 30, stale: 7 * 24 * time.Hour, scan: 4 << 20},
+		{name: "defaults", inject: true, records: 30, stale: 7 * 24 * time.Hour, scan: 256 << 10},
 		{
 			name:   "user file",
 			user:   "resume:\n  inject: false\n  records: 50\n  stale_days: 3\n  scan_bytes: 1MiB\n",
@@ -25,7 +25,7 @@ func TestResumeSettings(t *testing.T) {
 			name:   "repo file turns injection back on",
 			user:   "resume:\n  inject: false\n  records: 50\n",
 			repo:   "resume:\n  inject: true\n",
-			inject: true, records: 50, stale: 7 * 24 * time.Hour, scan: 4 << 20,
+			inject: true, records: 50, stale: 7 * 24 * time.Hour, scan: 256 << 10,
 		},
 	}
 	for _, tt := range tests {

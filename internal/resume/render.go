@@ -30,7 +30,7 @@ var (
 	msgSetupOnly    = i18n.Msg{JA: "前回は baton の仕組み（ステートファイルや設定）の調整だけだったようです。", EN: "Last time only baton's own setup (its state files and settings) was adjusted."}
 	msgSetupAsk     = i18n.Msg{JA: "その続きをしますか？（または「別件」とお伝えください）", EN: "Carry on with that? (Or say \"something else\".)"}
 	msgJournalAsk   = i18n.Msg{JA: "このあたりの作業の続きから入りますか？（または「別件」とお伝えください）", EN: "Pick up this work again? (Or say \"something else\".)"}
-	msgElsewhere    = i18n.Msg{JA: "このワークツリーにはまだ作業記録がありません。直近の作業は %[3]s、別のワークツリー %[1]s（ブランチ %[2]s）でした。", EN: "This worktree has no recorded work yet. The latest work was in another worktree, %[1]s (branch %[2]s), %[3]s."}
+	msgElsewhere    = i18n.Msg{JA: "このワークツリーには最近の作業記録がありません。直近の作業は %[3]s、別のワークツリー %[1]s（ブランチ %[2]s）でした。", EN: "This worktree has no recent recorded work. The latest work was in another worktree, %[1]s (branch %[2]s), %[3]s."}
 	msgContext      = i18n.Msg{
 		JA: "baton: このワークツリーの前回の作業状況です（%s より）。ユーザーの依頼が具体的でなければ、これを伝えて続けるかどうか確認してから動いてください。",
 		EN: "baton: where work in this worktree left off (from %s). Unless the user's request says what to do, tell them this and ask whether to continue before acting.",

@@ -1,0 +1,133 @@
+package resume
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/state"
+)
+
+// BenchmarkResume1GB builds the briefing on a 1 GB journal of realistic
+// records (written once by bench/gen and kept in $BATON_BENCH_DIR, default
+// the system temp folder). Its time and B/op match BenchmarkResume10MB's:
+// only the journal's tail is read.
+//
+//	with-records: the worktree's records are near the end (the usual case)
+//	no-records:   the worktree has none, so the whole scan bound is read
+//	state-file:   current.md is in progress; the journal is still read for
+//	              the last activity
+func BenchmarkResume1GB(b *testing.B) { benchResume(b, "1GiB", 1<<30) }
+
+// BenchmarkResume10MB is BenchmarkResume1GB on a 10 MB journal, to show that
+// the journal's size does not matter.
+func BenchmarkResume10MB(b *testing.B) { benchResume(b, "10MiB", 10<<20) }
+
+func benchResume(b *testing.B, name string, size int64) {
+	journalFile := generatedJournal(b, name, size)
+	const current = `---
+updated: 2026-09-01T09:00:00+09:00
+status: in_progress
+current_task: Benchmark the briefing
+---
+## いまやってること
+- measuring
+
+## 次の一手
+- report the figures
+`
+	for _, bb := range []struct {
+		name, worktree, current string
+		source                  Source
+	}{
+		{"with-records", "/home/dev/project/wt0", "", FromJournal},
+		{"no-records", "/home/dev/elsewhere", "", FromNothing},
+		{"state-file", "/home/dev/project/wt0", current, FromState},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			dir := linkJournal(b, journalFile)
+			if bb.current != "" {
+				if err := os.WriteFile(filepath.Join(dir, "current.md"), []byte(bb.current), 0o600); err != nil {
+					b.Fatal(err)
+				}
+			}
+			o := Options{
+				State: state.Dir{Root: dir}, Worktree: bb.worktree, Main: "/home/dev/project/wt0",
+				Now: time.Now(), Records: 30, Stale: 7 * 24 * time.Hour, ScanBytes: scanBytes(),
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				br, err := Build(ctx, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if br.Source != bb.source {
+					b.Fatalf("source = %s; want %s", br.Source, bb.source)
+				}
+				_ = br.SessionContext(i18n.JA)
+			}
+		})
+	}
+}
+
+// scanBytes is the scan bound to measure: $BATON_BENCH_SCAN, else the default.
+func scanBytes() int64 {
+	if v, err := config.ParseSize(os.Getenv("BATON_BENCH_SCAN")); err == nil && v > 0 {
+		return int64(v)
+	}
+	return config.DefaultResumeScanBytes
+}
+
+// generatedJournal returns a journal file of at least size bytes written by
+// bench/gen, reusing one from an earlier run.
+func generatedJournal(b *testing.B, name string, size int64) string {
+	b.Helper()
+	root := os.Getenv("BATON_BENCH_DIR")
+	if root == "" {
+		root = filepath.Join(os.TempDir(), "baton-bench")
+	}
+	path := filepath.Join(root, "resume-"+name, "auto.jsonl")
+	if fi, err := os.Stat(path); err == nil && fi.Size() >= size {
+		return path
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		b.Skipf("no go tool to generate the journal: %v", err)
+	}
+	b.Logf("writing a %s journal to %s", name, path)
+	// Written aside and renamed, so that an interrupted run is not reused.
+	tmp := path + ".tmp"
+	cmd := exec.Command(goTool, "run", "./bench/gen", "journal", "-size", name, "-out", tmp)
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("bench/gen: %v\n%s", err, out)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// linkJournal makes a state folder whose auto.jsonl is the generated file,
+// linked rather than copied.
+func linkJournal(b *testing.B, journalFile string) string {
+	b.Helper()
+	dir := b.TempDir()
+	dst := filepath.Join(dir, "auto.jsonl")
+	if err := os.Link(journalFile, dst); err != nil {
+		if !errors.Is(err, fs.ErrExist) {
+			if err := os.Symlink(journalFile, dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
