@@ -37,6 +37,7 @@ type Config struct {
 	Resume  Resume  `yaml:"resume"`
 	Debate  Debate  `yaml:"debate"`
 	Worker  Worker  `yaml:"worker"`
+	Context Context `yaml:"context"`
 }
 
 // Journal configures the activity journal.
@@ -128,6 +129,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.Worker.validate(); err != nil {
+		return err
+	}
+	if err := c.Context.validate(); err != nil {
 		return err
 	}
 	return nil
