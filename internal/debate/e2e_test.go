@@ -248,6 +248,7 @@ func (w *world) waitStatus(id string, want debate.Status) *debate.Session {
 // creates its own session, the agents take their turns on their own, and the
 // moderator's pane ends up with the summary request on screen.
 func TestTmuxDebateTimeout(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "  tmux_socket: $SOCK\n")
 	if _, err := w.tmux.NewSession(t.Context(), "keep", 80, 24, tmux.Spawn{Command: []string{"sleep", "600"}}); err != nil {
 		t.Fatal(err)
@@ -295,6 +296,7 @@ func TestTmuxDebateTimeout(t *testing.T) {
 // TestTmuxDebateConcluded starts inside tmux (the caller's pane is the
 // moderator) and the pro side concludes in round 2.
 func TestTmuxDebateConcluded(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", "FAKE_AGENT_CONCLUDE=pro:2")
 	moderator, err := w.tmux.NewSession(t.Context(), "main", 200, 50, tmux.Spawn{Command: []string{"agent"}})
 	if err != nil {
@@ -336,6 +338,7 @@ func TestTmuxDebateConcluded(t *testing.T) {
 // TestTmuxDeadPane: a side's pane closes, or its agent leaves the registry;
 // reply names the pane and side and leaves the session as it was.
 func TestTmuxDeadPane(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "  tmux_socket: $SOCK\n", "FAKE_AGENT_PASSIVE=1")
 	id := w.startDebate(nil, "--topic", "t", "--agent", "agent", "--lang", "en")
 	r, err := w.dir().Inspect(id)

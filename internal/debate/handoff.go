@@ -127,8 +127,8 @@ func (d Dir) Reply(ctx context.Context, id string, tr Transport) (Result, error)
 		if s.Status == Active {
 			res.Kind, res.Round = HandedOff, s.CurrentRound+1
 			res.Sent = []Message{
-				{Role: Pro, Pane: s.PanePro, Text: instruction(s, p, Pro, res.Round)},
-				{Role: Con, Pane: s.PaneCon, Text: instruction(s, p, Con, res.Round)},
+				{Role: Pro, Pane: s.PanePro, Round: res.Round, Text: instruction(s, p, Pro, res.Round)},
+				{Role: Con, Pane: s.PaneCon, Round: res.Round, Text: instruction(s, p, Con, res.Round)},
 			}
 		} else {
 			res.Kind, res.Round = Ended, s.CurrentRound
@@ -192,8 +192,8 @@ func (d Dir) Open(ctx context.Context, s *Session, tr Transport) (Result, error)
 	}
 	s.Status, s.CurrentRound = Active, 0
 	msgs := []Message{
-		{Role: Pro, Pane: s.PanePro, Text: instruction(s, p, Pro, 1)},
-		{Role: Con, Pane: s.PaneCon, Text: instruction(s, p, Con, 1)},
+		{Role: Pro, Pane: s.PanePro, Round: 1, Text: instruction(s, p, Pro, 1)},
+		{Role: Con, Pane: s.PaneCon, Round: 1, Text: instruction(s, p, Con, 1)},
 	}
 	if err := tr.Check(ctx, msgs); err != nil {
 		return Result{}, err

@@ -48,13 +48,21 @@ var (
 		JA: "%[2]s のディベート、Round %[6]d が完了しました。メインファイル %[2]s を Read で読み、相手のファイル %[5]s を Read で確認し、%[3]sとして自分のファイル %[4]s に「## Round %[7]d」見出しで Round %[7]d の主張を追記してください。",
 		EN: `Round %[6]d of the debate in %[2]s is complete. Read the main file %[2]s and the other side's file %[5]s, then, as the %[3]s, append your round %[7]d argument under a "## Round %[7]d" heading to your own file %[4]s.`,
 	}
+	msgHeadlessOpening = i18n.Msg{
+		JA: "ディベート %[1]s が始まりました。メインファイル %[2]s を Read で読んでテーマとルールを確認してください。あなたは%[3]sです。Round 1 の主張だけを答えてください。baton がその答えを自分のファイル %[4]s に「## Round 1」見出しで追記します（相手のファイルは %[5]s です）。",
+		EN: `Debate %[1]s has started. Read the main file %[2]s for the topic and the rules. You are the %[3]s. Answer with your round 1 argument only: baton appends your answer to your own file %[4]s under a "## Round 1" heading (the other side's file is %[5]s).`,
+	}
+	msgHeadlessNext = i18n.Msg{
+		JA: "%[2]s のディベート、Round %[6]d が完了しました。メインファイル %[2]s を Read で読み、相手のファイル %[5]s を Read で確認し、%[3]sとして Round %[7]d の主張だけを答えてください。baton がその答えを自分のファイル %[4]s に「## Round %[7]d」見出しで追記します。",
+		EN: `Round %[6]d of the debate in %[2]s is complete. Read the main file %[2]s and the other side's file %[5]s, then, as the %[3]s, answer with your round %[7]d argument only: baton appends your answer to your own file %[4]s under a "## Round %[7]d" heading.`,
+	}
 	msgTailReply = i18n.Msg{
 		JA: "書き終えたら baton debate reply %[1]s を実行してください。合意に達したらそのラウンドに [CONCLUDED] と書いてください。",
 		EN: "When it is written, run: baton debate reply %[1]s — and if the two sides agree, put [CONCLUDED] in that round.",
 	}
 	msgTailHeadless = i18n.Msg{
-		JA: "書き終えたらそれで終わりです（次のラウンドは baton が渡します）。合意に達したらそのラウンドに [CONCLUDED] と書いてください。",
-		EN: "Then stop: baton hands the next round over. If the two sides agree, put [CONCLUDED] in that round.",
+		JA: "合意に達したら答えに [CONCLUDED] と書いてください（ディベート %[1]s）。",
+		EN: "If the two sides agree, put [CONCLUDED] in your answer (debate %[1]s).",
 	}
 	msgSummary = i18n.Msg{
 		JA: "%[1]s のディベートが終了しました（理由: %[4]s）。メインファイル %[1]s と賛成派ファイル %[2]s と反対派ファイル %[3]s の3つを Read で全文読み、賛成派と反対派の主張を公平にまとめてください。主要な論点、各派の強い主張、共通点・相違点を整理してください。",
@@ -110,15 +118,15 @@ var (
 func instruction(s *Session, p Paths, role Role, round int) string {
 	lang := s.Lang
 	own, other := p.Side(role), p.Side(role.other())
-	var body string
-	if round == 1 {
-		body = msgOpening.Format(lang, s.ID, p.Main, role.Name(lang), own, other)
-	} else {
-		body = msgNextRound.Format(lang, s.ID, p.Main, role.Name(lang), own, other, round-1, round)
-	}
-	tail := msgTailReply
+	opening, next, tail := msgOpening, msgNextRound, msgTailReply
 	if s.Transport == TransportHeadless {
-		tail = msgTailHeadless
+		// A headless side answers and baton writes the file: agents may
+		// not be allowed to edit files under ~/.claude.
+		opening, next, tail = msgHeadlessOpening, msgHeadlessNext, msgTailHeadless
+	}
+	body := opening.Format(lang, s.ID, p.Main, role.Name(lang), own, other)
+	if round > 1 {
+		body = next.Format(lang, s.ID, p.Main, role.Name(lang), own, other, round-1, round)
 	}
 	return body + " " + tail.Format(lang, s.ID)
 }

@@ -2,6 +2,7 @@ package debate
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,5 +225,33 @@ func TestCreateLoadList(t *testing.T) {
 	var de *Error
 	if _, err := d.Load("../x"); !errors.As(err, &de) || !strings.Contains(de.In(i18n.JA), "不正なディベート ID") {
 		t.Errorf("Load(../x): err = %v; want an *Error in Japanese too", err)
+	}
+}
+
+// TestMessagesComplete formats every instruction in both languages and
+// transports: no fmt error marks, the files named, no topic.
+func TestMessagesComplete(t *testing.T) {
+	p := Paths{Main: "/d/m.md", Pro: "/d/m-pro.md", Con: "/d/m-con.md"}
+	for _, lang := range []i18n.Lang{i18n.JA, i18n.EN} {
+		for _, transport := range []string{TransportTmux, TransportHeadless} {
+			s := &Session{ID: "cc-debate-20260101-120000-ab12", Topic: "TOPIC", Lang: lang, Transport: transport, Status: Timeout}
+			texts := map[string]string{"summary": summaryRequest(s, p), "stop": stopNotice(s, p)}
+			for _, role := range []Role{Pro, Con} {
+				for _, round := range []int{1, 2} {
+					txt := instruction(s, p, role, round)
+					texts[fmt.Sprintf("%s round %d", role, round)] = txt
+					for _, want := range []string{p.Main, p.Side(role), p.Side(role.other()), fmt.Sprintf("## Round %d", round)} {
+						if !strings.Contains(txt, want) {
+							t.Errorf("%s %s %s round %d: %q lacks %q", lang, transport, role, round, txt, want)
+						}
+					}
+				}
+			}
+			for name, txt := range texts {
+				if strings.Contains(txt, "%!") || strings.Contains(txt, "TOPIC") || strings.Contains(txt, "\n") {
+					t.Errorf("%s %s %s: %q has a format error, the topic or a line break", lang, transport, name, txt)
+				}
+			}
+		}
 	}
 }

@@ -25,7 +25,9 @@ type Message struct {
 	Role Role
 	// Pane is the participant's tmux pane; empty for headless debates.
 	Pane string
-	Text string
+	// Round is the round a side is asked to write; 0 for other messages.
+	Round int
+	Text  string
 }
 
 // A Transport carries instructions to the agents.
@@ -97,9 +99,11 @@ func each(msgs []Message, fn func(Message) error) error {
 
 // Headless runs each participant as an agent CLI session of its own, in its
 // own working folder: "<agent> -p" the first time, "<agent> -p --continue"
-// after, with the instruction on standard input. Deliver returns when the
-// agents have finished, so the sides have written their rounds by then. The
-// moderator's answer is saved as the debate's summary file.
+// after, with the instruction on standard input. A side answers with its
+// round and baton appends the answer to the side's file under "## Round N"
+// (unless the agent wrote that round itself), so the agent needs no
+// permission to edit files. The moderator's answer is saved as the debate's
+// summary file. Deliver returns when the agents have finished.
 type Headless struct {
 	// Agent is the agent program and its arguments.
 	Agent []string
@@ -161,10 +165,41 @@ func (h *Headless) run(ctx context.Context, m Message) error {
 	if err := atomicfile.Write(mark, nil, 0o600); err != nil {
 		return err
 	}
-	if m.Role == Moderator {
+	switch {
+	case m.Role == Moderator:
 		return atomicfile.Write(h.Paths.Summary, out.Bytes(), 0o600)
+	case m.Round > 0:
+		return appendRound(h.Paths.Side(m.Role), m.Round, out.String())
 	}
 	return nil
+}
+
+// appendRound adds answer to a side file as round n, unless the file has
+// that round already or the answer is empty. Lines of the answer that would
+// read as round headings are demoted a level.
+func appendRound(path string, n int, answer string) error {
+	answer = strings.TrimSpace(answer)
+	if answer == "" {
+		return nil
+	}
+	return atomicfile.Update(path, 0o600, func(old []byte) ([]byte, error) {
+		if ParseRounds(string(old)).Has(n) {
+			return nil, atomicfile.ErrUnchanged
+		}
+		lines := strings.Split(answer, "\n")
+		for i, l := range lines {
+			if _, ok := roundHeading(strings.TrimRight(l, "\r")); ok {
+				lines[i] = "#" + l
+			}
+		}
+		var b bytes.Buffer
+		b.Write(old)
+		if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "\n## Round %d\n\n%s\n", n, strings.Join(lines, "\n"))
+		return b.Bytes(), nil
+	})
 }
 
 func lastLines(s string, n int) string {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package debate_test
+
+const raceEnabled = false
