@@ -38,6 +38,7 @@ type Config struct {
 	Debate  Debate  `yaml:"debate"`
 	Worker  Worker  `yaml:"worker"`
 	Context Context `yaml:"context"`
+	Tracker Tracker `yaml:"tracker"`
 }
 
 // Journal configures the activity journal.
@@ -132,6 +133,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.Context.validate(); err != nil {
+		return err
+	}
+	if err := c.Tracker.validate(); err != nil {
 		return err
 	}
 	return nil
