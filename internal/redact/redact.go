@@ -3,8 +3,9 @@
 // prompts to language models). It owns what counts as a secret; it does not
 // decide which text gets redacted, callers do.
 //
-// Redact replaces each secret with "[REDACTED:<kind>]" and removes every
-// <private>…</private> span, tags included. The kinds are:
+// Redact removes every <private>…</private> span, tags included (matched
+// without regard to ASCII case; an unclosed span runs to the end of the text),
+// then replaces each secret with "[REDACTED:<kind>]". The kinds are:
 //
 //	anthropic     sk-ant-… keys
 //	openai        sk-… keys, including sk-proj-…
@@ -68,8 +69,16 @@
 // flags with a space ("--token abc"), cookies, or keys written in other
 // scripts than ASCII.
 //
+// In scheme://user:password@host the password runs from the first ':' after
+// "//" to the last '@' before the end of the host part ('/', '?', '#', a quote
+// or whitespace); the user is kept.
+//
+// A replaced span never leaves part of a secret behind: when it reaches into
+// a private-key header, it grows to the end of that block.
+//
 // Matching works on bytes: invalid UTF-8 is copied through unchanged and
-// never causes a panic. Redact is idempotent: Redact(Redact(s)) == Redact(s).
+// never causes a panic. Time is linear in the length of the text, crafted
+// input included. Redact is idempotent: Redact(Redact(s)) == Redact(s).
 package redact
 
 import "strings"
@@ -124,11 +133,11 @@ type redactor struct {
 	dirty bool
 	out   strings.Builder
 
-	// Runs already known not to hold a key of the given shape start before
-	// these offsets. Because the checks only get harder to pass on a suffix
-	// of a failed run, a later candidate inside that run fails too; recording
-	// that keeps crafted input such as "sk-sk-sk-…" linear.
-	skMiss, slackMiss, jwtMiss int
+	// The last run found not to hold a key of each shape. The checks only get
+	// harder to pass on a suffix of a failed run, so a later candidate inside
+	// that run fails too; remembering that keeps crafted input such as
+	// "sk-sk-sk-…" linear.
+	skMiss, slackMiss, jwtMiss miss
 
 	// pend is a URL password found at "://" and replaced when the scan
 	// reaches the ':' before it, so that the user part is scanned first.
@@ -140,10 +149,16 @@ type span struct {
 	kind       string
 }
 
+// miss is a run [start, end) in which no token of one shape starts.
+type miss struct{ start, end int }
+
+func (m miss) covers(p int) bool { return m.start <= p && p < m.end }
+
 func (r *redactor) run() string {
 	s := r.s
+	triggers := [4]uint64{triggersLow, triggersHigh} // a bit per byte value, no branches
 	for i := 0; i < len(s); {
-		if !isTrigger(s[i]) {
+		if c := s[i]; triggers[c>>6]>>(c&63)&1 == 0 {
 			i++
 			continue
 		}
@@ -174,13 +189,6 @@ const (
 	triggersHigh uint64 = 1<<('A'-64) | 1<<('B'-64) | 1<<('J'-64) |
 		1<<('b'-64) | 1<<('g'-64) | 1<<('k'-64) | 1<<('x'-64)
 )
-
-func isTrigger(c byte) bool {
-	if c < 64 {
-		return triggersLow>>c&1 != 0
-	}
-	return c < 128 && triggersHigh>>(c-64)&1 != 0
-}
 
 // match tries the rules that can start at the trigger byte s[i]. It returns
 // the span to replace and its kind, or an empty kind.
@@ -298,7 +306,7 @@ func (r *redactor) token(p int) (int, string) {
 
 // skKey matches sk-… (openai) and sk-ant-… (anthropic) keys at p.
 func (r *redactor) skKey(p int) (int, string) {
-	if p < r.skMiss {
+	if r.skMiss.covers(p) {
 		return 0, ""
 	}
 	s := r.s
@@ -310,7 +318,7 @@ func (r *redactor) skKey(p int) (int, string) {
 		body += len("ant-")
 	}
 	if !keyLike(s[body:e]) {
-		r.skMiss = e
+		r.skMiss = miss{p, e}
 		return 0, ""
 	}
 	return e, kind
@@ -340,7 +348,7 @@ func keyLike(b string) bool {
 }
 
 func (r *redactor) slackToken(p int) (int, string) {
-	if p < r.slackMiss {
+	if r.slackMiss.covers(p) {
 		return 0, ""
 	}
 	s := r.s
@@ -349,13 +357,13 @@ func (r *redactor) slackToken(p int) (int, string) {
 	if e-body >= minSlack && strings.ContainsAny(s[body:e], "0123456789") {
 		return e, kindSlack
 	}
-	r.slackMiss = e
+	r.slackMiss = miss{p, e}
 	return 0, ""
 }
 
 // jwt matches header.payload.signature (and further JWE segments) at p.
 func (r *redactor) jwt(p int) (int, string) {
-	if p < r.jwtMiss {
+	if r.jwtMiss.covers(p) {
 		return 0, ""
 	}
 	s := r.s
@@ -371,7 +379,7 @@ func (r *redactor) jwt(p int) (int, string) {
 			return e, kindJWT
 		}
 	}
-	r.jwtMiss = h
+	r.jwtMiss = miss{p, h}
 	return 0, ""
 }
 
@@ -431,32 +439,42 @@ func (r *redactor) pemEnd(i int) int {
 	if !strings.HasPrefix(s[i:], pemBegin) {
 		return 0
 	}
-	l := i + len(pemBegin)
-	e := pemLabelEnd(s, l)
-	label := s[l:e]
-	if !strings.HasPrefix(s[e:], pemDashes) ||
-		!strings.HasSuffix(label, "PRIVATE KEY") && !strings.HasSuffix(label, "PRIVATE KEY BLOCK") {
+	e, ok := privateKeyLabel(s, i+len(pemBegin))
+	if !ok {
 		return 0
 	}
-	for k := e + len(pemDashes); ; {
+	for k := e; ; {
 		j := strings.Index(s[k:], pemEndTag)
 		if j < 0 {
 			return len(s)
 		}
 		k += j + len(pemEndTag)
-		e := pemLabelEnd(s, k)
-		if strings.HasPrefix(s[e:], pemDashes) && strings.Contains(s[k:e], "PRIVATE KEY") {
-			return e + len(pemDashes)
+		if e, ok := privateKeyLabel(s, k); ok {
+			// The closing dashes may open the next block at once.
+			if strings.HasPrefix(s[e-len(pemDashes):], pemBegin) {
+				if next, ok := privateKeyLabel(s, e-len(pemDashes)+len(pemBegin)); ok {
+					k = next
+					continue
+				}
+			}
+			return e
 		}
 	}
 }
 
-func pemLabelEnd(s string, l int) int {
+// privateKeyLabel reads a label such as "RSA PRIVATE KEY-----" at l and
+// returns the end of its dashes, and whether it names a private key.
+func privateKeyLabel(s string, l int) (int, bool) {
 	e := l
 	for e < len(s) && e-l < maxPEMLabel && (isUpperAlnum(s[e]) || s[e] == ' ') {
 		e++
 	}
-	return e
+	label := s[l:e]
+	if !strings.HasPrefix(s[e:], pemDashes) ||
+		!strings.HasSuffix(label, "PRIVATE KEY") && !strings.HasSuffix(label, "PRIVATE KEY BLOCK") {
+		return 0, false
+	}
+	return e + len(pemDashes), true
 }
 
 // coverPEM returns end, or the end of a private-key block whose BEGIN line
@@ -569,7 +587,9 @@ func (r *redactor) value(j int, key string) (start, end int, ok bool) {
 	}
 	p, q, esc := openQuote(s, j)
 	if q != 0 {
-		if e, closed := quotedEnd(s, p, q, esc); closed {
+		// A replacement inside the quotes may have joined lines (a key block
+		// is multi-line), so such a quote is read as if it did not close.
+		if e, closed := quotedEnd(s, p, q, esc); closed && !strings.Contains(s[p:e], marker) {
 			if placeholder(s[p:e]) {
 				return 0, 0, false
 			}
@@ -577,12 +597,8 @@ func (r *redactor) value(j int, key string) (start, end int, ok bool) {
 		}
 		j = p
 	}
-	e := unquotedEnd(s, j)
-	v := s[j:e]
-	if placeholder(v) || readsAsCode(v) {
-		return 0, 0, false
-	}
-	return j, e, true
+	e, ok := unquoted(s, j, true)
+	return j, e, ok
 }
 
 // credentials finds the credentials in an Authorization value starting at j:
@@ -599,18 +615,32 @@ func (r *redactor) credentials(j int) (start, end int, ok bool) {
 	}
 	// A scheme word is short; a longer run of letters may be a token itself.
 	if c := skipBlanks(s, w); w > p && w-p <= maxSchemeLen && c > w {
-		e := unquotedEnd(s, c)
-		if placeholder(s[c:e]) {
-			return 0, 0, false
-		}
-		return c, e, true
+		e, ok := unquoted(s, c, false)
+		return c, e, ok
 	}
-	e := unquotedEnd(s, p)
-	v := s[p:e]
-	if placeholder(v) || isKeyword(v) || isAuthScheme(v) {
+	e, ok := unquoted(s, p, false)
+	if !ok || isKeyword(s[p:e]) || isAuthScheme(s[p:e]) {
 		return 0, 0, false
 	}
 	return p, e, true
+}
+
+// unquoted finds the end of an unquoted value starting at j and reports
+// whether it is to be replaced; with code, values that read as source code
+// are not. Rejections are decided from the first bytes where possible,
+// before the end is looked for: a rejected value can hold the separator of
+// the next assignment, and scanning it again for each of them would make
+// crafted input quadratic.
+func unquoted(s string, j int, code bool) (end int, ok bool) {
+	if j >= len(s) || placeholderStart(s[j:]) || code && callOrIndex(s[j:]) {
+		return 0, false
+	}
+	e := unquotedEnd(s, j)
+	v := s[j:e]
+	if v == "" || allStars(v) || code && readsAsCode(v) {
+		return 0, false
+	}
+	return e, true
 }
 
 func isAuthScheme(v string) bool {
@@ -642,19 +672,14 @@ func (r *redactor) urlPassword(i int) (start, end int, kind string) {
 	if at < 0 {
 		return 0, 0, ""
 	}
-	// The user part ends at the first ':' that is not the one inside an
-	// earlier replacement.
-	colon := -1
-	for k := a; k < at; k++ {
-		if s[k] == ':' && !strings.HasSuffix(s[a:k], marker[:len(marker)-1]) {
-			colon = k
-			break
-		}
-	}
-	if colon < 0 || placeholder(s[colon+1:at]) {
+	// User info that holds a replacement was dealt with before (a token in
+	// the user part, or the password itself).
+	userinfo := s[a:at]
+	colon := strings.IndexByte(userinfo, ':')
+	if colon < 0 || strings.Contains(userinfo, marker) || placeholder(userinfo[colon+1:]) {
 		return 0, 0, ""
 	}
-	start = colon + 1
+	start = a + colon + 1
 	r.pend = span{start, at, r.kindOf(start, at, kindURLPassword)}
 	return 0, 0, ""
 }
@@ -729,28 +754,34 @@ func unquotedEnd(s string, j int) int {
 // placeholder reports whether a value is empty, a template or variable
 // reference, a mask, or an earlier replacement.
 func placeholder(v string) bool {
-	if v == "" || strings.IndexByte("${%<", v[0]) >= 0 || strings.HasPrefix(v, marker) {
-		return true
-	}
-	return strings.Trim(v, "*") == ""
+	return v == "" || placeholderStart(v) || allStars(v)
 }
 
-// readsAsCode reports whether an unquoted value is more likely an expression
-// in source code than a literal secret.
+// placeholderStart reports whether the text at the start of a value makes
+// it a template or variable reference ($X, ${X}, {{ x }}, %s, <your-key>) or
+// an earlier replacement.
+func placeholderStart(v string) bool {
+	return v != "" && strings.IndexByte("${%<", v[0]) >= 0 || strings.HasPrefix(v, marker)
+}
+
+func allStars(v string) bool { return v != "" && strings.Trim(v, "*") == "" }
+
+// callOrIndex reports whether a value starts with a call or an index
+// expression such as os.Getenv( or tokens[.
+func callOrIndex(v string) bool {
+	n, _ := identPath(v)
+	return n > 0 && n < len(v) && (v[n] == '(' || v[n] == '[' && !strings.HasPrefix(v[n:], marker))
+}
+
+// readsAsCode reports whether a whole unquoted value is more likely an
+// expression in source code than a literal secret: a keyword or type name, a
+// dotted name, or a name that itself ends in a secret word.
 func readsAsCode(v string) bool {
 	if isKeyword(v) {
 		return true
 	}
 	n, dotted := identPath(v)
-	switch {
-	case n == 0:
-		return false
-	case n < len(v):
-		return v[n] == '(' || v[n] == '['
-	case dotted:
-		return true
-	}
-	return secretKeyKind(v) != ""
+	return n == len(v) && (dotted || secretKeyKind(v) != "")
 }
 
 // identPath returns the length of the dotted name at the start of v

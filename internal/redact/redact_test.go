@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unsafe"
@@ -54,6 +55,9 @@ func TestRedact(t *testing.T) {
 		{"pem block in escaped JSON", `{"out":"` + strings.ReplaceAll(f.pemOpenSSH, "\n", `\n`) + `\n"}`, `{"out":"` + red(kindPrivateKey) + `\n"}`},
 		{"pem value of a private_key field", `{"private_key": "` + strings.ReplaceAll(f.pemRSA, "\n", `\n`) + `"}`, `{"private_key": "` + red(kindAssignment) + `"}`},
 		{"pem header inside an assignment value", "password=x" + f.pemRSA + "\nnext", "password=" + red(kindAssignment) + "\nnext"},
+		{"two blocks, the first END line with a trailing space", strings.TrimSuffix(f.pemRSA, "-----") + " " + f.pemOpenSSH + " after", red(kindPrivateKey) + " after"},
+		{"blocks sharing dashes", f.pemRSA + f.pemOpenSSH[len("-----"):] + "\nafter", red(kindPrivateKey) + "\nafter"},
+		{"block inside a quote that does not close on its line", "api_key:=`\t" + f.pemRSA + "`", "api_key:=`\t" + red(kindPrivateKey) + "`"},
 		{"pgp private key block", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----\nok", red(kindPrivateKey) + "\nok"},
 
 		// Assignments.
@@ -97,6 +101,8 @@ func TestRedact(t *testing.T) {
 		// URLs.
 		{"url password", "postgres://admin:s3cr3t@db.internal:5432/app", "postgres://admin:" + red(kindURLPassword) + "@db.internal:5432/app"},
 		{"url password with empty user", "redis://:s3cr3t@cache:6379/0", "redis://:" + red(kindURLPassword) + "@cache:6379/0"},
+		{"url with a token as user and as password", "https://" + f.jwt + ":" + f.jwt[:30] + "@host/x", "https://" + red(kindJWT) + ":" + red(kindURLPassword) + "@host/x"},
+		{"url with a token as user and a password", "https://" + f.ghp + ":s3cr3t@host/x", "https://" + red(kindGitHub) + ":" + red(kindURLPassword) + "@host/x"},
 		{"url password with @ in it", "https://bob:p@ss@host/x", "https://bob:" + red(kindURLPassword) + "@host/x"},
 
 		// Private spans.
@@ -296,4 +302,55 @@ func asciiLower(s string) string {
 		b[i] = lower(c)
 	}
 	return string(b)
+}
+
+// TestRedactFragmentCombinations runs the fuzz properties over text glued
+// together from pieces that each rule reacts to, which reaches the places
+// where rules meet (a key block inside a quoted value, a token in a URL's
+// user part, a replacement joining two lines) far sooner than random bytes.
+func TestRedactFragmentCombinations(t *testing.T) {
+	f := newFakes()
+	toks := f.tokens()
+	frags := []string{
+		f.ghp, f.anthropic, f.akia, f.jwt, f.slackBot, f.google, f.pemRSA, f.pemOpenSSH, f.bearerHex,
+		f.ghp[:10], f.ghp[10:], f.jwt[:30], f.anthropic[:12],
+		"password", "token", "Authorization", "secret", "api_key", "pass", "max_tokens", "tokenizer",
+		"Authorization: ", "X-Api-Key: ", "DB_PASS=", `password: "`, "Token::",
+		"=", ":", ":=", "==", "=>", " ", "  ", "\t", "\n", "\r\n", `"`, "'", "`", `\"`, `\\`, `\`, `\n`, `\u0026`,
+		"<private>", "</private>", "<pri", "vate>", "<PRIVATE>", "Bearer ", "bearer", "Basic ",
+		"https://", "://", "@", "/", "?", "&", ",", ";", "(", ")", "[", "]", "{", "}", "$", "*", "%", "|", "#", "!", "<", ">",
+		"-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "-----BEGIN ", "PRIVATE KEY", "-----",
+		"[REDACTED:", "[REDACTED:github]", "eyJ", "ey", "sk-", "sk-proj-", "ant-", "ghp_", "gho_", "github_pat_",
+		"AKIA", "ASIA", "AIza", "xoxb-", "xapp-",
+		"abc", "123", "ABCdef456", "ABCDEFGHIJKLMNOP", "abcdefghijklmnopq", "0123456789",
+		"null", "self.x", "f(", "a.b", "x", "_", "-", ".", "鍵", "\xff",
+	}
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	g := rand.New(rand.NewPCG(5, 6))
+	for range n {
+		var b strings.Builder
+		for range 1 + g.IntN(24) {
+			b.WriteString(frags[g.IntN(len(frags))])
+		}
+		s := b.String()
+		got := Redact(s)
+		if again := Redact(got); again != got {
+			t.Fatalf("Redact(Redact(%q)) = %q; want %q", s, again, got)
+		}
+		if strings.Contains(asciiLower(got), privateOpen) {
+			t.Fatalf("Redact(%q) = %q; want no %s tag", s, got, privateOpen)
+		}
+		tk := toks[g.IntN(len(toks))]
+		p := g.IntN(len(s) + 1)
+		in := s[:p] + " " + tk.tok + " " + s[p:]
+		out := Redact(in)
+		for _, piece := range secretPieces(tk.tok) {
+			if strings.Contains(out, piece) && !strings.Contains(s, piece) {
+				t.Fatalf("Redact(%q) = %q; want no %q from the embedded secret", in, out, piece)
+			}
+		}
+	}
 }
