@@ -96,13 +96,12 @@ type Briefing struct {
 	TopFiles     []FileCount
 	Commands     []string
 	SetupOnly    bool
-	// Elsewhere is the newest recent activity of another worktree, set
-	// when this worktree has none.
+	// Elsewhere is the newest activity of another worktree, set when this
+	// worktree has none and that activity is newer than Options.Stale.
 	Elsewhere *Activity
 
 	Worktree, Branch string
 	At               time.Time // when the briefing was made
-	stale            time.Duration
 }
 
 // FileCount is a file and how many of the records touched it.
@@ -125,7 +124,7 @@ func (b *Briefing) StateBroken() bool { return b.StateError != nil }
 func Build(ctx context.Context, o Options) (*Briefing, error) {
 	b := &Briefing{
 		Source: FromNothing, StateFile: o.State.Current(), Journal: o.State.Journal(),
-		Worktree: o.Worktree, Branch: o.Branch, At: o.Now, stale: o.Stale,
+		Worktree: o.Worktree, Branch: o.Branch, At: o.Now,
 	}
 	sf, err := readState(o.State.Current())
 	var fe *statefile.FormatError
