@@ -34,7 +34,10 @@ func NewCmdResume(f *Factory, runF func(context.Context, *ResumeOptions) error) 
 		Long: "Shows the task in progress from .claude/session-state/current.md (kept with `baton save`),\n" +
 			"or, when there is none, what the journal says this worktree did last: when, the files\n" +
 			"touched most and the recent commands. The same briefing is given to the agent at\n" +
-			"session start unless resume.inject is false. Prints nothing when there is nothing to resume.",
+			"session start unless resume.inject is false. Prints nothing when there is nothing to resume.\n\n" +
+			"Settings: resume.records (30) is how many of the worktree's newest tool calls are used,\n" +
+			"resume.stale_days (7) when a saved state counts as old, and resume.scan_bytes (256KiB) how\n" +
+			"far back from its end the journal, shared by all worktrees, is searched.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
