@@ -137,21 +137,25 @@ func NewCmdDebate(f *Factory, runF func(context.Context, *DebateOptions) error) 
 }
 
 var (
-	msgDebateNoTopic   = i18n.Msg{JA: "--topic でテーマを指定してください", EN: "say what the debate is about with --topic"}
-	msgDebateRounds    = i18n.Msg{JA: "--rounds は 1 から %d までです", EN: "--rounds must be between 1 and %d"}
-	msgDebateTransport = i18n.Msg{JA: "--transport は tmux か headless です（指定: %q）", EN: "--transport must be tmux or headless (got %q)"}
-	msgDebateNoAgent   = i18n.Msg{JA: "エージェントのコマンドが空です（--agent か agent.command）", EN: "the agent command is empty (--agent or agent.command)"}
-	msgDebateNoTmux    = i18n.Msg{JA: "tmux が見つかりません。インストールするか --transport headless を使ってください", EN: "tmux not found: install it or use --transport headless"}
-	msgDebateWaiting   = i18n.Msg{JA: "pane %s（賛成派）と %s（反対派）でエージェントの起動を待っています…", EN: "Waiting for the agents in panes %s (pro) and %s (con) to start…"}
-	msgDebateFiles     = i18n.Msg{JA: "ファイル: %s（賛成派 %s、反対派 %s）", EN: "Files: %s (pro %s, con %s)"}
-	msgDebateAttach    = i18n.Msg{JA: "見るには: %s", EN: "To watch it: %s"}
-	msgDebateNext      = i18n.Msg{JA: "続きは baton debate reply %s（または watch）で進めます。", EN: "Run baton debate reply %s (or watch) to go on."}
-	msgDebateSummary   = i18n.Msg{JA: "モデレーターのまとめ: %s", EN: "The moderator's summary: %s"}
-	msgDebateStopped   = i18n.Msg{JA: "ディベート %s を中止しました。", EN: "Stopped debate %s."}
-	msgDebateTold      = i18n.Msg{JA: "%sに伝えました。", EN: "Told the %s."}
-	msgDebateNotTold   = i18n.Msg{JA: "伝えられませんでした: %s", EN: "Could not tell: %s"}
-	msgDebateNone      = i18n.Msg{JA: "ディベートはありません（%s）", EN: "No debates in %s"}
-	msgDebateStatus    = i18n.Msg{
+	msgDebateNoTopic     = i18n.Msg{JA: "--topic でテーマを指定してください", EN: "say what the debate is about with --topic"}
+	msgDebateRounds      = i18n.Msg{JA: "--rounds は 1 から %d までです", EN: "--rounds must be between 1 and %d"}
+	msgDebateTransport   = i18n.Msg{JA: "--transport は tmux か headless です（指定: %q）", EN: "--transport must be tmux or headless (got %q)"}
+	msgDebateNoAgent     = i18n.Msg{JA: "エージェントのコマンドが空です（--agent か agent.command）", EN: "the agent command is empty (--agent or agent.command)"}
+	msgDebateNoTmux      = i18n.Msg{JA: "tmux が見つかりません。インストールするか --transport headless を使ってください", EN: "tmux not found: install it or use --transport headless"}
+	msgDebateWaiting     = i18n.Msg{JA: "pane %s（賛成派）と %s（反対派）でエージェントの起動を待っています…", EN: "Waiting for the agents in panes %s (pro) and %s (con) to start…"}
+	msgDebateFiles       = i18n.Msg{JA: "ファイル: %s（賛成派 %s、反対派 %s）", EN: "Files: %s (pro %s, con %s)"}
+	msgDebateAttach      = i18n.Msg{JA: "見るには: %s", EN: "To watch it: %s"}
+	msgDebateNext        = i18n.Msg{JA: "続きは baton debate reply %s（または watch）で進めます。", EN: "Run baton debate reply %s (or watch) to go on."}
+	msgDebateSummary     = i18n.Msg{JA: "モデレーターのまとめ: %s", EN: "The moderator's summary: %s"}
+	msgDebateNoModerator = i18n.Msg{
+		JA: "注意: このペイン %s にはエージェントのセッションが登録されていません。終了時のまとめ依頼は、ここで Claude Code が動いていないと送れません",
+		EN: "Note: this pane, %s, has no agent session in the pane registry; the summary request at the end can only be sent once an agent runs here",
+	}
+	msgDebateStopped = i18n.Msg{JA: "ディベート %s を中止しました。", EN: "Stopped debate %s."}
+	msgDebateTold    = i18n.Msg{JA: "%sに伝えました。", EN: "Told the %s."}
+	msgDebateNotTold = i18n.Msg{JA: "伝えられませんでした: %s", EN: "Could not tell: %s"}
+	msgDebateNone    = i18n.Msg{JA: "ディベートはありません（%s）", EN: "No debates in %s"}
+	msgDebateStatus  = i18n.Msg{
 		JA: "%s  status: %s  Round %d/%d  transport: %s\nテーマ: %s\n賛成派: pane %s、Round %d まで（%s）\n反対派: pane %s、Round %d まで（%s）\nモデレーター: pane %s\n",
 		EN: "%s  status: %s  round %d/%d  transport: %s\nTopic: %s\nPro: pane %s, up to round %d (%s)\nCon: pane %s, up to round %d (%s)\nModerator: pane %s\n",
 	}
@@ -316,6 +320,13 @@ func (e *debateEnv) start(ctx context.Context, opts *DebateOptions) error {
 		fmt.Fprintln(out, msgDebateWaiting.Format(e.lang, p.Pro, p.Con))
 		if err := debate.WaitRegistered(ctx, panes.Path(e.home), want, e.cfg.DebateRegisterTimeout()); err != nil {
 			return err
+		}
+		if p.Session == "" {
+			if reg, err := panes.Read(panes.Path(e.home)); err == nil {
+				if _, ok := reg[p.Moderator]; !ok {
+					fmt.Fprintln(e.f.IO.ErrOut, msgDebateNoModerator.Format(e.lang, p.Moderator))
+				}
+			}
 		}
 	}
 	tr, err := e.transport(s)
