@@ -15,10 +15,6 @@ import (
 	"time"
 )
 
-// DefaultEnterDelay is the pause between typing text into a pane and pressing
-// Enter, so a full-screen program has taken the text in before it is submitted.
-const DefaultEnterDelay = 300 * time.Millisecond
-
 // A Client runs tmux commands against one tmux server.
 type Client struct {
 	// Bin is the tmux program; empty means "tmux" on PATH.
