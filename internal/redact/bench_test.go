@@ -93,7 +93,7 @@ func mixedText(size int) string {
 }
 
 func BenchmarkRedact(b *testing.B) {
-	record := `{"ts":"2026-01-02T03:04:05Z","event":"PostToolUse","tool":"Bash","session":"3f2a9c1e","cwd":"/home/user/src/baton","desc":"go test ./internal/journal -run TestAppend"}`
+	record := `{"ts":"2026-01-02T03:04:05Z","event":"PostToolUse","tool":"Bash","session":"3f2a9c1e-7b4d-4e8a-9f0c","cwd":"/home/user/src/baton","branch":"main","desc":"go test ./internal/journal -run TestAppend"}`
 	for _, bc := range []struct {
 		name string
 		in   string

@@ -61,13 +61,14 @@
 // a JSON escape (\n \r \t \u \" \'), or an earlier "[REDACTED:" marker.
 // A value is left alone when it is empty, looks like a placeholder (starts
 // with $ { % < or "[REDACTED:", or is all '*'), or, unquoted, reads as code:
-// null, nil, none, true, false, undefined or a type name (string, str, bytes,
-// int, bool, number, any, object); a dotted name such as cfg.Password; a call
-// or index such as os.Getenv( or tokens[; a single name that itself ends in a
-// secret word, as in "Password: password,". Values are single-line, so the
-// body of a YAML block scalar after "password: |" is not covered; nor are
-// flags with a space ("--token abc"), cookies, or keys written in other
-// scripts than ASCII.
+// null, nil, none, true, false, undefined; a type name (string, str, bytes,
+// int, bool, number, any, object); a keyword that starts an expression
+// (await, new, typeof, lambda, function); a dotted name such as cfg.Password;
+// a call or index such as os.Getenv( or tokens[; a single name that itself
+// ends in a secret word, as in "Password: password,". Values are
+// single-line, so the body of a YAML block scalar after "password: |" is not
+// covered; nor are flags with a space ("--token abc"), cookies, or keys
+// written in other scripts than ASCII.
 //
 // In scheme://user:password@host the password runs from the first ':' after
 // "//" to the last '@' before the end of the host part ('/', '?', '#', a quote
@@ -802,15 +803,16 @@ func identPath(v string) (n int, dotted bool) {
 	}
 }
 
+// isKeyword reports whether v is a literal, type name or keyword that reads
+// as code after "=" or ":".
 func isKeyword(v string) bool {
-	switch len(v) {
-	case 2, 3, 4, 5, 6, 9:
-	default:
+	if len(v) > len("undefined") {
 		return false
 	}
 	for _, w := range [...]string{
 		"null", "nil", "none", "true", "false", "undefined",
 		"string", "str", "bytes", "int", "bool", "number", "any", "object",
+		"await", "new", "typeof", "lambda", "function",
 	} {
 		if len(v) == len(w) && hasPrefixFold(v, w) {
 			return true

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -85,7 +86,7 @@ func TestRedact(t *testing.T) {
 		{"numeric password", "password=123456", "password=" + red(kindAssignment)},
 		{"passphrase", "passphrase: my long phrase", "passphrase: " + red(kindAssignment) + " long phrase"},
 		{"value that is a token gets its kind", "GITHUB_TOKEN=" + f.ghp, "GITHUB_TOKEN=" + red(kindGitHub)},
-		{"value that is a private key in quotes", `secret = "` + f.akia + `"`, `secret = "` + red(kindAWS) + `"`},
+		{"quoted value that is a token", `secret = "` + f.akia + `"`, `secret = "` + red(kindAWS) + `"`},
 
 		// Authorization and bearer.
 		{"authorization bearer", "Authorization: Bearer " + f.bearerB64, "Authorization: Bearer " + red(kindBearer)},
@@ -165,6 +166,9 @@ func TestRedactLeavesNearMisses(t *testing.T) {
 		{"nil check", "if token == nil {\n\treturn\n}"},
 		{"type annotations", "token: string;\npassword: str = None\nsecret: Optional[str]"},
 		{"index", "token = tokens[0]"},
+		{"js await and new", "const token = await getToken();\nlet secret = new Secret(name);"},
+		{"python signature", "def login(user: str, password: str) -> bool:"},
+		{"shell command substitution", "PASSWORD=$(cat ~/.pgpass)"},
 		{"template", "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}\nAPI_KEY: {{ .Values.apiKey }}\npassword=%s"},
 		{"placeholder", "api_key=<your-api-key>\npassword: ********"},
 		{"scope operator", "let t = Token::new();"},
@@ -181,6 +185,41 @@ func TestRedactLeavesNearMisses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := Redact(tt.in); got != tt.in {
 				t.Errorf("Redact(%q) = %q; want it unchanged", tt.in, got)
+			}
+		})
+	}
+}
+
+// TestRedactKeepsJSONValid checks that replacements inside JSON strings
+// stop at the closing quote, so a redacted JSON document still parses.
+func TestRedactKeepsJSONValid(t *testing.T) {
+	f := newFakes()
+	tests := []struct {
+		name string
+		doc  any
+	}{
+		{"hook record", map[string]any{
+			"tool_input": map[string]any{"command": "curl -H 'Authorization: Bearer " + f.bearerHex + "' https://u:pw@api.example.com/?token=abc&x=1"},
+			"env":        "GITHUB_TOKEN=" + f.ghp + "\nPASSWORD=hunter2",
+		}},
+		{"nested JSON in a string", map[string]any{"body": `{"password":"hunter2","api_key":"` + f.google + `"}`}},
+		{"key block", map[string]any{"stdout": "key:\n" + f.pemRSA + "\ndone", "private_key": f.pemOpenSSH}},
+		{"tokens in an array", []any{f.anthropic, f.jwt, f.akia, f.slackBot, "password: 'x y'"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := json.Marshal(tt.doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := Redact(string(in))
+			for _, secret := range []string{"hunter2", "pw@", "x y", f.bearerHex, f.ghp, f.google, f.anthropic, f.jwt, f.akia, f.slackBot, f.pemRSA[40:80], f.pemOpenSSH[40:80]} {
+				if strings.Contains(got, secret) {
+					t.Errorf("Redact(%s) = %s; want no %q", in, got, secret)
+				}
+			}
+			if !json.Valid([]byte(got)) {
+				t.Errorf("Redact(%s) = %s; want valid JSON", in, got)
 			}
 		})
 	}
