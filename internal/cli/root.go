@@ -48,6 +48,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdResume(f, nil),
 		NewCmdSave(f, nil),
 		NewCmdDebate(f, nil),
+		NewCmdWorker(f, nil),
 		NewCmdIssue(f),
 		NewCmdVersion(f),
 	)

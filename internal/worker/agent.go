@@ -37,6 +37,9 @@ type agentSpec struct {
 	Deadline  time.Time
 	KillDelay time.Duration
 	Now       func() time.Time
+	// AfterFunc calls f once d has passed and returns a function that
+	// cancels the call, as time.AfterFunc does; nil: time.AfterFunc.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 	// Started, when set, is told the process id as soon as the agent runs.
 	Started func(pid int)
 }
@@ -81,13 +84,22 @@ type Result struct {
 	Result    string `json:"result"`
 }
 
+// errDeadline is why a run past its deadline is stopped.
+var errDeadline = errors.New("deadline")
+
 // runAgent runs the agent to completion or to its deadline, in a process
 // group of its own so that the deadline stops every process it started in
 // that group. It never returns an error: what went wrong is in the Attempt.
 func runAgent(ctx context.Context, s agentSpec) Attempt {
 	a := Attempt{StartedAt: s.Now(), ExitCode: -1}
-	runCtx, cancel := context.WithDeadline(ctx, s.Deadline)
-	defer cancel()
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	afterFunc := s.AfterFunc
+	if afterFunc == nil {
+		afterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	stopDeadline := afterFunc(s.Deadline.Sub(s.Now()), func() { cancel(errDeadline) })
+	defer stopDeadline()
 
 	stdout := newCapture(stdoutHead, stdoutTail)
 	stderr := newCapture(stderrHead, stderrTail)
@@ -137,7 +149,7 @@ func runAgent(ctx context.Context, s agentSpec) Attempt {
 
 	a.EndedAt = s.Now()
 	switch {
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+	case errors.Is(context.Cause(runCtx), errDeadline) && ctx.Err() == nil:
 		a.TimedOut = true
 	case ctx.Err() != nil:
 		a.Interrupted = true

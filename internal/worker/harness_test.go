@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +14,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,20 +74,71 @@ func newHarness(t *testing.T) *harness {
 		"GH_TOKEN=" + h.gh.Token,
 		"GH_REPO=" + h.gh.Owner + "/" + h.gh.Repo,
 	}
-	h.git(t, root, "init", "-q", "--bare", "-b", "main", h.bare)
-	h.git(t, root, "clone", "-q", h.bare, h.clone)
-	if err := os.WriteFile(filepath.Join(h.clone, "README.md"), []byte("widgets\n"), 0o644); err != nil {
+	// The remote and its clone are copied from a template made once per
+	// test process: git commands cost a lot on a loaded machine.
+	tmpl, err := repoTemplate()
+	if err != nil {
 		t.Fatal(err)
 	}
-	h.git(t, h.clone, "add", "README.md")
-	h.git(t, h.clone, "commit", "-q", "-m", "Start")
-	h.git(t, h.clone, "push", "-q", "origin", "HEAD:main")
+	if err := os.CopyFS(root, os.DirFS(tmpl)); err != nil {
+		t.Fatalf("copy repository template: %v", err)
+	}
+	gitConfig := filepath.Join(h.clone, ".git", "config")
+	b, err := os.ReadFile(gitConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gitConfig, bytes.ReplaceAll(b, []byte(tmpl), []byte(root)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	h.cfg = &config.Config{Worker: config.Worker{
 		Repositories: []config.WorkerRepo{{Repo: h.gh.Owner + "/" + h.gh.Repo, Path: h.clone}},
 	}}
 	return h
 }
+
+// repoTemplateDir is where repoTemplate makes its folder; TestMain removes
+// it.
+func repoTemplateDir() string {
+	return filepath.Join(os.TempDir(), "baton-worker-repo-"+strconv.Itoa(os.Getpid()))
+}
+
+// repoTemplate is a folder holding remote.git, a bare repository with one
+// commit on main, and clone, a clone of it, made at most once per test
+// process.
+var repoTemplate = sync.OnceValues(func() (string, error) {
+	root := repoTemplateDir()
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return "", err
+	}
+	env := []string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
+	bare, clone := filepath.Join(root, "remote.git"), filepath.Join(root, "clone")
+	steps := []struct {
+		dir  string
+		args []string
+	}{
+		{root, []string{"init", "-q", "--bare", "-b", "main", bare}},
+		{root, []string{"clone", "-q", bare, clone}},
+		{clone, []string{"add", "README.md"}},
+		{clone, []string{"commit", "-q", "-m", "Start"}},
+		{clone, []string{"push", "-q", "origin", "HEAD:main"}},
+	}
+	for i, st := range steps {
+		if i == 2 {
+			if err := os.WriteFile(filepath.Join(clone, "README.md"), []byte("widgets\n"), 0o644); err != nil {
+				return "", err
+			}
+		}
+		cmd := exec.Command("git", st.args...)
+		cmd.Dir, cmd.Env = st.dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("git %v: %v: %s", st.args, err, out)
+		}
+	}
+	return root, nil
+})
 
 // proxy forwards to the fake GitHub, answering a pull request for a head
 // branch the bare remote lacks as GitHub does: 422 "head invalid".

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMain lets the test binary stand in for the agent CLI (the helper
@@ -27,7 +28,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("BATON_TEST_AGENT") != "" {
 		os.Exit(fakeAgent())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	os.RemoveAll(repoTemplateDir())
+	os.Exit(code)
 }
 
 // invocation is what the fake agent logs about each of its runs.
@@ -46,6 +49,8 @@ type invocation struct {
 //	exit=N       exit with status N
 //	commit       commit a file in the working directory
 //	pr           commit, push the branch and open a pull request on $GITHUB_API_URL
+//	pid          append the agent's pid to $BATON_TEST_PIDS
+//	wait=PATH    wait until PATH exists
 //	ignoreterm   ignore SIGTERM from now on
 //	sleep        start a child in the same process group (its pid appended to
 //	             $BATON_TEST_PIDS), then block forever
@@ -92,6 +97,17 @@ func fakeAgent() int {
 			if err := fakePR(); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 72
+			}
+		case "pid":
+			f, _ := os.OpenFile(os.Getenv("BATON_TEST_PIDS"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+			fmt.Fprintf(f, "%d\n", os.Getpid())
+			f.Close()
+		case "wait":
+			for {
+				if _, err := os.Stat(arg); err == nil {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
 		case "ignoreterm":
 			signal.Ignore(syscall.SIGTERM)

@@ -1,0 +1,526 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/tracker"
+	"github.com/baton-cli/baton/internal/tracker/github"
+)
+
+// run is one issue's run in progress.
+type run struct {
+	w      *Worker
+	client *github.Client
+	repo   config.WorkerRepo
+	labels config.WorkerLabels
+	issue  *tracker.Issue
+	rec    *Record
+}
+
+// save writes the run's record; a failure to write is logged, never fatal:
+// the run itself matters more than its record.
+func (r *run) save() {
+	if err := r.w.store.Save(r.rec); err != nil {
+		r.w.log.Error("save run record", "run", r.rec.ID, "err", err)
+	}
+}
+
+// step records that the run reached step.
+func (r *run) step(step string) {
+	r.rec.Step = step
+	r.save()
+	r.w.log.Info("run step", "run", r.rec.ID, "repo", r.repo.Repo, "issue", r.rec.Issue, "step", step)
+}
+
+// problem records a failure met on the way.
+func (r *run) problem(op string, err error) {
+	msg := op + ": " + oneLine(lastChars(r.w.clean.clean(err.Error()), 500))
+	r.rec.Errors = append(r.rec.Errors, msg)
+	r.w.log.Warn("run problem", "run", r.rec.ID, "op", op, "err", msg)
+}
+
+// runIssue claims and runs one issue. It returns nil and the reason when the
+// issue was not run.
+func (w *Worker) runIssue(ctx context.Context, client *github.Client, repo config.WorkerRepo, number int) (*Record, string) {
+	lock, ok := w.tryLock(repo.Repo, number)
+	if !ok {
+		return nil, SkipLocked
+	}
+	defer lock.Unlock()
+
+	// The list may be minutes old: read the issue again under the lock.
+	is, err := client.Issue(ctx, number)
+	if err != nil {
+		w.log.Warn("read issue", "repo", repo.Repo, "issue", number, "err", tracker.Summary(err))
+		return nil, SkipClaimFailed
+	}
+	labels := repo.LabelSet()
+	if why := eligibility(is, labels); why != "" {
+		return nil, why
+	}
+
+	now := w.opts.Now()
+	r := &run{w: w, client: client, repo: repo, labels: labels, issue: is, rec: &Record{
+		ID:             newRunID(now),
+		Repo:           repo.Repo,
+		Issue:          number,
+		Title:          w.clean.clean(is.Title),
+		URL:            is.URL,
+		Host:           w.opts.Host,
+		PID:            w.opts.PID,
+		State:          StateRunning,
+		StartedAt:      now,
+		TimeoutMinutes: w.opts.Config.Worker.Execution.Timeout(),
+	}}
+	r.step("claim")
+	if !r.claim(ctx) {
+		return nil, SkipClaimLost
+	}
+	r.work(ctx)
+	return r.rec, ""
+}
+
+// claim takes the issue on GitHub: the in-progress label in place of the
+// trigger, then a claim comment. Of all live claim comments the lowest id
+// wins; a loser deletes its own and reports false. A claim that fails part
+// way is undone.
+func (r *run) claim(ctx context.Context) bool {
+	n := r.rec.Issue
+	if err := r.w.retry(ctx, func() error { return r.client.AddLabels(ctx, n, r.labels.InProgress) }); err != nil {
+		r.problem("claim: add label "+r.labels.InProgress, err)
+		r.abandon(ctx, "claim-failed")
+		return false
+	}
+	if err := r.w.retry(ctx, func() error { return r.client.RemoveLabel(ctx, n, r.labels.Trigger) }); err != nil {
+		r.problem("claim: remove label "+r.labels.Trigger, err)
+		r.abandon(ctx, "claim-failed")
+		return false
+	}
+	budget := time.Duration(r.rec.TimeoutMinutes)*r.w.opts.Minute + claimMargin
+	until := r.rec.StartedAt.Add(budget)
+	c, err := r.w.postComment(ctx, r.client, n, claimComment(r.w.opts.Lang, r.rec.ID, r.w.opts.Host, until), claimPrefix+r.rec.ID+" ")
+	if err != nil {
+		r.problem("claim: comment", err)
+		r.abandon(ctx, "claim-failed")
+		return false
+	}
+	r.rec.ClaimCommentID = c.ID
+	r.save()
+
+	comments, err := r.client.Comments(ctx, n)
+	if err != nil {
+		r.problem("claim: read comments", err)
+		r.abandon(ctx, "claim-failed")
+		return false
+	}
+	winner := c.ID
+	now := r.w.opts.Now()
+	for _, cm := range comments {
+		if _, until, ok := parseClaim(cm.Body); ok && cm.ID < winner && (until.IsZero() || until.After(now)) {
+			winner = cm.ID
+		}
+	}
+	if winner != c.ID {
+		r.w.log.Info("claim lost", "run", r.rec.ID, "issue", n, "winner comment", winner)
+		if err := r.w.retry(ctx, func() error { return r.client.DeleteComment(ctx, c.ID) }); err != nil {
+			r.w.log.Warn("delete lost claim", "run", r.rec.ID, "err", tracker.Summary(err))
+		}
+		// The winner holds the labels; this run never happened.
+		if err := os.Remove(r.w.store.path(r.rec.ID)); err != nil {
+			r.w.log.Warn("remove record of lost claim", "run", r.rec.ID, "err", err)
+		}
+		return false
+	}
+	return true
+}
+
+// claimMargin is added to a claim's lifetime past the run's budget: the
+// steps before and after the agent (fetch, pull request, labels).
+const claimMargin = 30 * time.Minute
+
+// abandon puts the issue back to the trigger label after a claim that did
+// not go through, and ends the record as interrupted.
+func (r *run) abandon(ctx context.Context, why string) {
+	r.rec.State = StateInterrupted
+	r.rec.Summary = why
+	r.rec.FinishedAt = r.w.opts.Now()
+	r.rec.LabelsPending = true
+	r.w.settle(ctx, r.client, r.rec)
+	r.save()
+}
+
+// work runs the claimed issue to its end: worktree, prompt, agent, resume,
+// pull request, labels, comment, clean-up.
+func (r *run) work(ctx context.Context) {
+	rec := r.rec
+	x := r.w.opts.Config.Worker.Execution
+	started := r.w.opts.Now()
+	rec.Branch = "baton/" + strconv.Itoa(rec.Issue) + "-" + started.UTC().Format("20060102T150405Z")
+	owner, name := r.repo.OwnerName()
+	rec.Worktree = filepath.Join(r.w.opts.DataDir, "worktrees", owner, name, strconv.Itoa(rec.Issue)+"-"+started.UTC().Format("20060102T150405Z"))
+	clone := r.w.expandHome(r.repo.Path)
+	base := r.repo.Branch()
+
+	r.step("worktree")
+	if err := r.w.git.fetch(ctx, clone); err != nil {
+		r.finish(ctx, outcome{category: GitFetch, err: err})
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(rec.Worktree), 0o700); err != nil {
+		r.finish(ctx, outcome{category: WorktreeCreation, err: err})
+		return
+	}
+	if err := r.w.git.addWorktree(ctx, clone, rec.Worktree, rec.Branch, base); err != nil {
+		rec.Worktree = ""
+		r.finish(ctx, outcome{category: WorktreeCreation, err: err})
+		return
+	}
+
+	r.step("prompt")
+	data := promptData{Repo: rec.Repo, Issue: rec.Issue, Branch: rec.Branch, Title: r.issue.Title, Body: r.issue.Body}
+	prompt, err := r.prompt(promptImpl, data)
+	if err != nil {
+		r.finish(ctx, outcome{category: PromptGeneration, err: err})
+		return
+	}
+	resumePrompt, err := r.prompt(promptResume, data)
+	if err != nil {
+		r.finish(ctx, outcome{category: PromptGeneration, err: err})
+		return
+	}
+
+	// The budget is fixed here, once, for the first run and the resume.
+	rec.Deadline = r.w.opts.Now().Add(time.Duration(x.Timeout()) * r.w.opts.Minute)
+	r.step("agent")
+	first := r.agent(ctx, "first", prompt, false)
+	if first.Interrupted {
+		r.interrupted(ctx)
+		return
+	}
+	if pr := r.findPR(ctx, first.PID != 0); pr != nil {
+		r.finish(ctx, outcome{pr: pr})
+		return
+	}
+	out := classify(&first)
+	if out.category == "" {
+		left := rec.Deadline.Sub(r.w.opts.Now())
+		minimum := time.Duration(x.MinResume()) * r.w.opts.Minute
+		if left >= minimum {
+			r.step("resume")
+			rec.Resumed = true
+			second := r.agent(ctx, "resume", resumePrompt, true)
+			if second.Interrupted {
+				r.interrupted(ctx)
+				return
+			}
+			if pr := r.findPR(ctx, second.PID != 0); pr != nil {
+				r.finish(ctx, outcome{pr: pr})
+				return
+			}
+			out = classify(&second)
+			if out.category == "" && saysNoChange(&second) {
+				out.category = NoChangeRequired
+			}
+		} else {
+			rec.ResumeNote = fmt.Sprintf("not resumed: %s left, less than min_resume_minutes (%d)", left.Round(time.Second), x.MinResume())
+		}
+	}
+	if out.category == "" {
+		out.category = NoLinkedPR
+	}
+	if x.Fallback() {
+		if pr := r.fallback(ctx); pr != nil {
+			out.pr = pr
+		}
+	}
+	r.finish(ctx, out)
+}
+
+// prompt renders one of the templates for the run.
+func (r *run) prompt(name string, d promptData) (string, error) {
+	tmpl, err := loadTemplate(r.w.opts.PromptDir, r.w.opts.Lang, name)
+	if err != nil {
+		return "", err
+	}
+	return renderPrompt(tmpl, d)
+}
+
+// agent runs the agent once and records the attempt.
+func (r *run) agent(ctx context.Context, kind, prompt string, resume bool) Attempt {
+	cfg := r.w.opts.Config
+	args := []string{"-p"}
+	if resume {
+		args = append(args, "--continue")
+	}
+	args = append(args, "--output-format", "json")
+	args = append(args, cfg.Worker.Agent.Args...)
+	env := append([]string(nil), r.w.opts.Environ...)
+	for _, k := range sortedKeys(cfg.Worker.Agent.Env) {
+		env = append(env, k+"="+cfg.Worker.Agent.Env[k])
+	}
+	env = append(env, "BATON_WORKER_RUN="+r.rec.ID)
+	idx := len(r.rec.Attempts)
+	r.rec.Attempts = append(r.rec.Attempts, Attempt{Kind: kind, StartedAt: r.w.opts.Now(), ExitCode: -1})
+	a := runAgent(ctx, agentSpec{
+		Command:   r.w.expandHome(cfg.WorkerAgentCommand()),
+		Args:      args,
+		Dir:       r.rec.Worktree,
+		Env:       env,
+		Prompt:    prompt,
+		Deadline:  r.rec.Deadline,
+		KillDelay: r.w.opts.KillDelay,
+		Now:       r.w.opts.Now,
+		AfterFunc: r.w.opts.AfterFunc,
+		Started: func(pid int) {
+			r.rec.Attempts[idx].PID = pid
+			r.save()
+		},
+	})
+	a.Kind = kind
+	a.Stdout, a.Stderr = r.w.clean.clean(a.Stdout), r.w.clean.clean(a.Stderr)
+	if a.Result != nil {
+		a.Result.Result = lastChars(r.w.clean.clean(a.Result.Result), recordResult)
+	}
+	a.Error = r.w.clean.clean(a.Error)
+	r.rec.Attempts[idx] = a
+	r.save()
+	return a
+}
+
+// outcome is how a run ends.
+type outcome struct {
+	pr       *PullRequestRef
+	category Category
+	detail   string
+	err      error
+}
+
+// classify names what went wrong in an attempt, or "" when it ended
+// normally. A JSON result saying is_error is an error whatever the exit
+// status.
+func classify(a *Attempt) outcome {
+	switch {
+	case a.TimedOut:
+		return outcome{category: CLITimeout}
+	case a.PID == 0:
+		return outcome{category: CLIExecutionError, detail: a.Error}
+	case a.Result != nil && a.Result.IsError:
+		detail := a.Result.Subtype
+		if a.Result.Result != "" {
+			detail = lastChars(oneLine(a.Result.Result), 300)
+		}
+		return outcome{category: CLIResultError, detail: detail}
+	case a.ExitCode < 0 || a.Error != "":
+		return outcome{category: CLIExecutionError, detail: a.Error}
+	case a.ExitCode != 0:
+		return outcome{category: CLINonZeroExit, detail: "exit status " + strconv.Itoa(a.ExitCode)}
+	}
+	return outcome{}
+}
+
+// findPR looks for the pull request of the run: open or merged pull
+// requests linked to the issue, or open pull requests from the run's branch.
+// When there is none it waits RecheckDelay and asks once more, since GitHub
+// links a new pull request to its issue with a delay.
+func (r *run) findPR(ctx context.Context, ran bool) *PullRequestRef {
+	if !ran {
+		return nil
+	}
+	for try := range 2 {
+		if try > 0 {
+			t := time.NewTimer(r.w.opts.RecheckDelay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil
+			case <-t.C:
+			}
+		}
+		linked, err := r.client.LinkedPullRequests(ctx, r.rec.Issue)
+		if err != nil {
+			r.problem("find linked pull requests", err)
+		}
+		for _, p := range linked {
+			if p.State == "open" || p.State == "merged" {
+				return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: p.Draft}
+			}
+		}
+		own, err := r.client.PullRequestsForBranch(ctx, r.rec.Branch)
+		if err != nil {
+			r.problem("find pull requests of "+r.rec.Branch, err)
+		}
+		if len(own) > 0 {
+			return &PullRequestRef{Number: own[0].Number, URL: own[0].URL, Draft: own[0].Draft}
+		}
+	}
+	return nil
+}
+
+// fallback pushes the run's commits and opens a draft pull request from
+// them, when the branch has any. The body is the agent's last answer,
+// redacted.
+func (r *run) fallback(ctx context.Context) *PullRequestRef {
+	rec := r.rec
+	if rec.Worktree == "" {
+		return nil
+	}
+	ahead, err := r.w.git.commitsAhead(ctx, rec.Worktree, r.repo.Branch())
+	if err != nil {
+		r.problem("count commits", err)
+		return nil
+	}
+	rec.CommitsAhead = ahead
+	if ahead == 0 {
+		return nil
+	}
+	r.step("pull-request")
+	if err := r.w.git.push(ctx, rec.Worktree, rec.Branch); err != nil {
+		r.problem("push "+rec.Branch, err)
+		return nil
+	}
+	last := ""
+	for _, a := range rec.Attempts {
+		if a.Result != nil && a.Result.Result != "" {
+			last = a.Result.Result
+		}
+	}
+	lang := r.w.opts.Lang
+	body := msgFallbackBody.Format(lang, rec.Issue, quote(neutralizeFences(lastChars(r.w.clean.clean(last), 20000))))
+	p, err := r.client.CreatePullRequest(ctx, github.NewPullRequest{
+		Title: msgFallbackTitle.Format(lang, r.issue.Title),
+		Body:  body,
+		Head:  rec.Branch,
+		Base:  r.repo.Branch(),
+		Draft: true,
+	})
+	if err != nil {
+		r.problem("open draft pull request", err)
+		// It may exist after all (an answer lost on the way).
+		if own, lerr := r.client.PullRequestsForBranch(ctx, rec.Branch); lerr == nil && len(own) > 0 {
+			return &PullRequestRef{Number: own[0].Number, URL: own[0].URL, Draft: own[0].Draft, Fallback: true}
+		}
+		return nil
+	}
+	return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: true, Fallback: true}
+}
+
+// quote makes text a Markdown block quote.
+func quote(text string) string {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return "> (none)"
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = "> " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// interrupted ends a run the worker was told to stop: the issue goes back to
+// the trigger label and the worktree stays, with whatever it holds.
+func (r *run) interrupted(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	r.rec.State = StateInterrupted
+	r.rec.Summary = "stopped by the worker's shutdown"
+	r.rec.FinishedAt = r.w.opts.Now()
+	r.rec.WorktreeKept = r.rec.Worktree != ""
+	r.rec.LabelsPending = true
+	r.step("finish")
+	r.w.settle(ctx, r.client, r.rec)
+	r.save()
+}
+
+// finish ends the run: the record's outcome, the failure comment or the
+// draft note, labels, the claim comment gone, the worktree removed (kept on
+// failure when configured, or while it holds uncommitted work).
+func (r *run) finish(ctx context.Context, out outcome) {
+	if out.pr == nil && ctx.Err() != nil {
+		// The failure is the shutdown's doing, not the issue's.
+		r.interrupted(ctx)
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	rec := r.rec
+	x := r.w.opts.Config.Worker.Execution
+	lang := r.w.opts.Lang
+	rec.FinishedAt = r.w.opts.Now()
+	if out.err != nil {
+		r.problem(strings.ToLower(string(out.category)), out.err)
+	}
+	if out.pr != nil {
+		rec.State = StateDone
+		rec.PullRequest = out.pr
+		rec.Category = ""
+		if out.pr.Fallback {
+			// Keep the diagnosis of why the agent opened none.
+			rec.Category = out.category
+			rec.Summary = "draft pull request opened from the agent's commits"
+			rec.CommentPending = capComment(msgFallbackNote.Format(lang, rec.Branch, out.pr.URL))
+		} else {
+			rec.Summary = "pull request " + out.pr.URL
+		}
+	} else {
+		rec.State = StateFailed
+		rec.Category = out.category
+		rec.Summary = out.category.summary().In(i18n.EN)
+	}
+	r.step("finish")
+
+	if rec.Worktree != "" {
+		dirty, err := r.w.git.dirty(ctx, rec.Worktree)
+		if err != nil {
+			r.problem("check worktree", err)
+			dirty = true
+		}
+		if rec.CommitsAhead == 0 {
+			if n, err := r.w.git.commitsAhead(ctx, rec.Worktree, r.repo.Branch()); err == nil {
+				rec.CommitsAhead = n
+			}
+		}
+		keep := dirty || (rec.State == StateFailed && x.KeepFailedWorktrees)
+		rec.WorktreeKept = keep
+		if !keep {
+			clone := r.w.expandHome(r.repo.Path)
+			if err := r.w.git.removeWorktree(ctx, clone, rec.Worktree); err != nil {
+				r.problem("remove worktree", err)
+				rec.WorktreeKept = true
+			} else if rec.CommitsAhead == 0 {
+				if err := r.w.git.deleteBranch(ctx, clone, rec.Branch); err != nil {
+					r.problem("delete branch", err)
+				}
+			}
+		}
+	}
+
+	if rec.State == StateFailed {
+		errText := ""
+		if out.err != nil {
+			errText = out.err.Error()
+		} else if n := len(rec.Attempts); n > 0 {
+			errText = rec.Attempts[n-1].Error
+		}
+		rec.CommentPending = failureComment(lang, r.w.clean, failure{
+			Category:       out.category,
+			Detail:         out.detail,
+			TimeoutMinutes: x.Timeout(),
+			Error:          errText,
+			Attempts:       rec.Attempts,
+			Branch:         rec.Branch,
+			WorktreeKept:   rec.WorktreeKept && rec.Worktree != "",
+			Trigger:        r.labels.Trigger,
+		})
+	}
+	rec.LabelsPending = true
+	r.save()
+	r.w.settle(ctx, r.client, rec)
+	r.save()
+}

@@ -1,0 +1,152 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/tracker"
+	"github.com/baton-cli/baton/internal/tracker/github"
+)
+
+// settle brings GitHub in line with a finished record: its comment posted,
+// the labels of its state, its claim comment deleted. What fails stays
+// pending in the record for the next recovery.
+func (w *Worker) settle(ctx context.Context, client *github.Client, rec *Record) {
+	n := rec.Issue
+	labels := w.repoLabels(rec.Repo)
+	fail := func(op string, err error) {
+		rec.Errors = append(rec.Errors, op+": "+tracker.Summary(err))
+		w.log.Warn("settle", "run", rec.ID, "op", op, "err", tracker.Summary(err))
+	}
+	if rec.CommentPending != "" {
+		c, err := w.postComment(ctx, client, n, commentKey(rec.ID)+"\n"+rec.CommentPending, commentKey(rec.ID))
+		if err != nil {
+			fail("comment", err)
+		} else {
+			rec.CommentPending = ""
+			rec.CommentURL = c.URL
+		}
+	}
+	if rec.LabelsPending {
+		var add string
+		var remove []string
+		switch rec.State {
+		case StateDone:
+			add, remove = labels.Done, []string{labels.InProgress, labels.Trigger, labels.Failed}
+		case StateFailed:
+			add, remove = labels.Failed, []string{labels.InProgress, labels.Trigger}
+		default:
+			add, remove = labels.Trigger, []string{labels.InProgress}
+		}
+		// The old labels go only once the new one is on: an issue is never
+		// left with neither.
+		ok := true
+		if err := w.retry(ctx, func() error { return client.AddLabels(ctx, n, add) }); err != nil {
+			fail("add label "+add, err)
+			ok, remove = false, nil
+		}
+		for _, l := range remove {
+			if err := w.retry(ctx, func() error { return client.RemoveLabel(ctx, n, l) }); err != nil {
+				fail("remove label "+l, err)
+				ok = false
+			}
+		}
+		rec.LabelsPending = !ok
+	}
+	if rec.ClaimCommentID != 0 {
+		id := rec.ClaimCommentID
+		err := w.retry(ctx, func() error { return client.DeleteComment(ctx, id) })
+		if err == nil || tracker.KindOf(err) == tracker.KindNotFound {
+			rec.ClaimCommentID = 0
+		} else {
+			fail("delete claim comment", err)
+		}
+	}
+}
+
+// commentKey is the hidden first line of the worker's comments on an issue
+// for one run: a retried post finds it and does not post twice.
+func commentKey(runID string) string {
+	return "<!-- baton:worker-run " + runID + " -->"
+}
+
+// repoLabels returns the labels of a configured repository (the defaults
+// when it is no longer configured).
+func (w *Worker) repoLabels(repo string) config.WorkerLabels {
+	for _, r := range w.opts.Config.Worker.Repositories {
+		if strings.EqualFold(r.Repo, repo) {
+			return r.LabelSet()
+		}
+	}
+	return config.WorkerRepo{}.LabelSet()
+}
+
+// postComment posts body on issue n. A failed post is retried, but only
+// after checking that the comment (found by key) did not arrive after all:
+// a comment is never posted twice.
+func (w *Worker) postComment(ctx context.Context, client *github.Client, n int, body, key string) (*tracker.Comment, error) {
+	var posted *tracker.Comment
+	err := w.retry(ctx, func() error {
+		if posted != nil {
+			return nil
+		}
+		c, err := client.AddComment(ctx, n, body)
+		if err == nil {
+			posted = c
+			return nil
+		}
+		if comments, lerr := client.Comments(ctx, n); lerr == nil {
+			for _, cm := range comments {
+				if strings.Contains(cm.Body, key) {
+					posted = cm
+					return nil
+				}
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return posted, nil
+}
+
+// retryAttempts is how many times the worker tries a GitHub write, on top
+// of the client's own retries of transient answers.
+const retryAttempts = 3
+
+// retry calls fn until it succeeds, up to retryAttempts times, waiting
+// RetryDelay, then twice that, between tries. Failures that trying again
+// cannot fix (credentials, a missing issue) are not retried.
+func (w *Worker) retry(ctx context.Context, fn func() error) error {
+	delay := w.opts.RetryDelay
+	var err error
+	for attempt := 1; ; attempt++ {
+		if err = fn(); err == nil {
+			return nil
+		}
+		switch tracker.KindOf(err) {
+		case tracker.KindAuth, tracker.KindNotFound:
+			return err
+		}
+		if attempt >= retryAttempts || ctx.Err() != nil {
+			return err
+		}
+		wait := delay
+		var te *tracker.Error
+		if errors.As(err, &te) && te.RetryAfter > wait {
+			wait = min(te.RetryAfter, time.Minute)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		delay *= 2
+	}
+}
