@@ -428,8 +428,12 @@ func BenchmarkTmuxWatchHandoff(b *testing.B) {
 	})
 	tr := &debate.Tmux{Client: w.tmux, Registry: panes.Path(w.home)}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go w.dir().Watch(ctx, id, tr, func(debate.Result) {})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		w.dir().Watch(ctx, id, tr, func(debate.Result) {})
+	}()
+	defer func() { cancel(); <-stopped }()
 
 	appendRound := func(path string, n int) {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)

@@ -88,8 +88,12 @@ func BenchmarkWatchHandoff(b *testing.B) {
 	f := newFixture(b, b.N+1)
 	f.tr.delivered = make(chan []Message, 1)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go f.d.Watch(ctx, f.s.ID, f.tr, func(Result) {})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		f.d.Watch(ctx, f.s.ID, f.tr, func(Result) {})
+	}()
+	defer func() { cancel(); <-stopped }()
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := range b.N {
