@@ -6,6 +6,10 @@
 // hosts only), the user agent, and bounded retries of transient failures
 // (see retryTransport) honouring Retry-After and X-RateLimit-Reset.
 //
+// Text it sends (issue titles and bodies, comments, pull requests) goes
+// through redact.Redact first, whatever the caller did: nothing secret
+// leaves the machine through it.
+//
 // Every error it returns is a *tracker.Error, classified once here:
 // 401 and 403 without rate-limit signs are auth; 429, 403 with
 // X-RateLimit-Remaining: 0 and secondary limits are rate-limit; DNS,
@@ -30,6 +34,7 @@ import (
 
 	gh "github.com/google/go-github/v84/github"
 
+	"github.com/baton-cli/baton/internal/redact"
 	"github.com/baton-cli/baton/internal/tracker"
 )
 
@@ -211,7 +216,8 @@ func (c *Client) ListIssues(ctx context.Context, opts tracker.ListOptions) ([]*t
 
 // CreateIssue opens an issue.
 func (c *Client) CreateIssue(ctx context.Context, in tracker.NewIssue) (*tracker.Issue, error) {
-	req := &gh.IssueRequest{Title: &in.Title, Body: &in.Body}
+	title, body := redact.Redact(in.Title), redact.Redact(in.Body)
+	req := &gh.IssueRequest{Title: &title, Body: &body}
 	if len(in.Labels) > 0 {
 		req.Labels = &in.Labels
 	}
@@ -244,6 +250,7 @@ func (c *Client) Comments(ctx context.Context, number int) ([]*tracker.Comment, 
 
 // AddComment posts a comment on issue number.
 func (c *Client) AddComment(ctx context.Context, number int, body string) (*tracker.Comment, error) {
+	body = redact.Redact(body)
 	cm, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, number, &gh.IssueComment{Body: &body})
 	if err != nil {
 		return nil, c.fail(fmt.Sprintf("comment on #%d", number), err)

@@ -176,8 +176,18 @@ func TestCommentsAndLabels(t *testing.T) {
 	if cm.ID == 0 || cm.Author != githubtest.DefaultLogin || cm.Body != "<!-- baton:claim run=1 -->" {
 		t.Errorf("AddComment = %+v; want the stored comment", cm)
 	}
-	if err := c.DeleteComment(ctx, cm.ID); err != nil {
+	secret := "ghp_" + strings.Repeat("Z9", 18)
+	leaky, err := c.AddComment(ctx, n, "Decision: rotate "+secret)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if got := srv.Comments(n); len(got) != 2 || strings.Contains(got[1].Body, secret) || !strings.Contains(got[1].Body, "[REDACTED:github]") {
+		t.Errorf("stored comments = %+v; want the token redacted before it left", got)
+	}
+	for _, id := range []int64{cm.ID, leaky.ID} {
+		if err := c.DeleteComment(ctx, id); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if got := srv.Comments(n); len(got) != 0 {
 		t.Errorf("comments after delete = %+v; want none", got)

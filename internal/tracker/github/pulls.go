@@ -13,6 +13,7 @@ import (
 
 	gh "github.com/google/go-github/v84/github"
 
+	"github.com/baton-cli/baton/internal/redact"
 	"github.com/baton-cli/baton/internal/tracker"
 )
 
@@ -59,8 +60,9 @@ func (c *Client) PullRequestsForBranch(ctx context.Context, branch string) ([]Pu
 
 // CreatePullRequest opens a pull request.
 func (c *Client) CreatePullRequest(ctx context.Context, in NewPullRequest) (*PullRequest, error) {
+	title, body := redact.Redact(in.Title), redact.Redact(in.Body)
 	p, _, err := c.gh.PullRequests.Create(ctx, c.owner, c.repo, &gh.NewPullRequest{
-		Title: &in.Title, Body: &in.Body, Head: &in.Head, Base: &in.Base, Draft: &in.Draft,
+		Title: &title, Body: &body, Head: &in.Head, Base: &in.Base, Draft: &in.Draft,
 	})
 	if err != nil {
 		return nil, c.fail(fmt.Sprintf("open pull request from %s", in.Head), err)
