@@ -88,24 +88,25 @@ func NewCmdWorker(f *Factory, runF func(context.Context, string, *WorkerOptions)
 }
 
 var (
-	msgWorkerNoRepos     = i18n.Msg{JA: "ワーカーの対象リポジトリがありません。%s の worker.repositories に追加してください。", EN: "No repositories for the worker: add them under worker.repositories in %s."}
-	msgWorkerDone        = i18n.Msg{JA: "%s#%d: 完了 — %s", EN: "%s#%d: done — %s"}
-	msgWorkerDraft       = i18n.Msg{JA: "%s#%d: 完了（コミットからドラフトを作成）— %s", EN: "%s#%d: done (draft opened from the commits) — %s"}
-	msgWorkerFailed      = i18n.Msg{JA: "%s#%d: 失敗（%s）", EN: "%s#%d: failed (%s)"}
-	msgWorkerInterrupted = i18n.Msg{JA: "%s#%d: 中断。Issue はトリガーラベルに戻しました", EN: "%s#%d: interrupted; the issue is back to the trigger label"}
-	msgWorkerPending     = i18n.Msg{JA: "  GitHub への反映が残っています（次のサイクルで再試行）: %s", EN: "  not yet on GitHub (retried next cycle): %s"}
-	msgWorkerSkipped     = i18n.Msg{JA: "%s#%d: 見送り（%s）", EN: "%s#%d: skipped (%s)"}
-	msgWorkerRecovered   = i18n.Msg{JA: "%s#%d: 前回の実行（%s）を片付けました: %s", EN: "%s#%d: settled the earlier run %s: %s"}
-	msgWorkerNothing     = i18n.Msg{JA: "実行できる Issue はありませんでした。", EN: "No eligible issues."}
-	msgWorkerError       = i18n.Msg{JA: "エラー: %s", EN: "error: %s"}
-	msgWorkerStopping    = i18n.Msg{JA: "停止します: 新しい Issue は取りません。実行中のものは期限までに終わります（もう一度シグナルを送ると即座に止めます）。", EN: "Stopping: no new issues are taken; runs in progress finish by their deadline (signal again to stop them now)."}
-	msgWorkerRunning     = i18n.Msg{JA: "実行中:", EN: "Running:"}
-	msgWorkerRecent      = i18n.Msg{JA: "最近の実行:", EN: "Recent runs:"}
-	msgWorkerNone        = i18n.Msg{JA: "  （なし）", EN: "  (none)"}
-	msgWorkerRunLine     = i18n.Msg{JA: "  %s#%d  %s から、期限 %s、段階 %s、ブランチ %s", EN: "  %s#%d  since %s, deadline %s, step %s, branch %s"}
-	msgWorkerServiceFlag = i18n.Msg{JA: "--systemd か --launchd のどちらか一方を指定してください", EN: "give exactly one of --systemd and --launchd"}
-	msgWorkerSystemdHint = i18n.Msg{JA: "~/.config/systemd/user/baton-worker.service に保存し、`systemctl --user daemon-reload && systemctl --user enable --now baton-worker` で起動してください。", EN: "Save it as ~/.config/systemd/user/baton-worker.service, then start it with `systemctl --user daemon-reload && systemctl --user enable --now baton-worker`."}
-	msgWorkerLaunchdHint = i18n.Msg{JA: "~/Library/LaunchAgents/baton-worker.plist に保存し、`launchctl load ~/Library/LaunchAgents/baton-worker.plist` で起動してください。", EN: "Save it as ~/Library/LaunchAgents/baton-worker.plist, then start it with `launchctl load ~/Library/LaunchAgents/baton-worker.plist`."}
+	msgWorkerNoRepos       = i18n.Msg{JA: "ワーカーの対象リポジトリがありません。%s の worker.repositories に追加してください。", EN: "No repositories for the worker: add them under worker.repositories in %s."}
+	msgWorkerDone          = i18n.Msg{JA: "%s#%d: 完了 — %s", EN: "%s#%d: done — %s"}
+	msgWorkerDraft         = i18n.Msg{JA: "%s#%d: 完了（コミットからドラフトを作成）— %s", EN: "%s#%d: done (draft opened from the commits) — %s"}
+	msgWorkerFailed        = i18n.Msg{JA: "%s#%d: 失敗（%s）", EN: "%s#%d: failed (%s)"}
+	msgWorkerInterrupted   = i18n.Msg{JA: "%s#%d: 中断。Issue はトリガーラベルに戻しました", EN: "%s#%d: interrupted; the issue is back to the trigger label"}
+	msgWorkerPending       = i18n.Msg{JA: "  GitHub への反映が残っています（次のサイクルで再試行）: %s", EN: "  not yet on GitHub (retried next cycle): %s"}
+	msgWorkerSkipped       = i18n.Msg{JA: "%s#%d: 見送り（%s）", EN: "%s#%d: skipped (%s)"}
+	msgWorkerRecovered     = i18n.Msg{JA: "%s#%d: 前回の実行（%s）を片付けました: %s", EN: "%s#%d: settled the earlier run %s: %s"}
+	msgWorkerNothing       = i18n.Msg{JA: "実行できる Issue はありませんでした。", EN: "No eligible issues."}
+	msgWorkerError         = i18n.Msg{JA: "エラー: %s", EN: "error: %s"}
+	msgWorkerStopping      = i18n.Msg{JA: "停止します: 新しい Issue は取りません。実行中のものは期限までに終わります（もう一度シグナルを送ると即座に止めます）。", EN: "Stopping: no new issues are taken; runs in progress finish by their deadline (signal again to stop them now)."}
+	msgWorkerRunning       = i18n.Msg{JA: "実行中:", EN: "Running:"}
+	msgWorkerRecent        = i18n.Msg{JA: "最近の実行:", EN: "Recent runs:"}
+	msgWorkerNone          = i18n.Msg{JA: "  （なし）", EN: "  (none)"}
+	msgWorkerRunLine       = i18n.Msg{JA: "  %s#%d  %s から、期限 %s、段階 %s、ブランチ %s", EN: "  %s#%d  since %s, deadline %s, step %s, branch %s"}
+	msgWorkerStatusPending = i18n.Msg{JA: "（GitHub への反映待ち）", EN: " (GitHub update pending)"}
+	msgWorkerServiceFlag   = i18n.Msg{JA: "--systemd か --launchd のどちらか一方を指定してください", EN: "give exactly one of --systemd and --launchd"}
+	msgWorkerSystemdHint   = i18n.Msg{JA: "~/.config/systemd/user/baton-worker.service に保存し、`systemctl --user daemon-reload && systemctl --user enable --now baton-worker` で起動してください。", EN: "Save it as ~/.config/systemd/user/baton-worker.service, then start it with `systemctl --user daemon-reload && systemctl --user enable --now baton-worker`."}
+	msgWorkerLaunchdHint   = i18n.Msg{JA: "~/Library/LaunchAgents/baton-worker.plist に保存し、`launchctl load ~/Library/LaunchAgents/baton-worker.plist` で起動してください。", EN: "Save it as ~/Library/LaunchAgents/baton-worker.plist, then start it with `launchctl load ~/Library/LaunchAgents/baton-worker.plist`."}
 )
 
 // workerSetup loads the configuration and language of a worker command.
@@ -219,7 +220,7 @@ func workerOnceRun(ctx context.Context, opts *WorkerOptions) error {
 			return err
 		}
 	} else {
-		printCycle(f.IO.Out, lang, res)
+		printCycle(f.IO.Out, lang, res, false)
 	}
 	if err != nil || len(res.Errors) > 0 {
 		if !opts.JSON {
@@ -248,7 +249,8 @@ func workerRunRun(ctx context.Context, opts *WorkerOptions) error {
 	runCtx, stop, release := workerSignals(ctx, f.IO.ErrOut, lang)
 	defer release()
 	err = w.Run(runCtx, stop, func(res *worker.CycleResult) {
-		printCycle(f.IO.Out, lang, res)
+		// Every interval: only what happened, not the issues left alone.
+		printCycle(f.IO.Out, lang, &worker.CycleResult{Runs: res.Runs, Recovered: res.Recovered, Errors: res.Errors}, true)
 		for _, e := range res.Errors {
 			fmt.Fprintln(f.IO.ErrOut, msgWorkerError.Format(lang, e))
 		}
@@ -259,8 +261,9 @@ func workerRunRun(ctx context.Context, opts *WorkerOptions) error {
 	return err
 }
 
-// printCycle prints one line per issue the cycle touched.
-func printCycle(out io.Writer, lang i18n.Lang, res *worker.CycleResult) {
+// printCycle prints one line per issue the cycle touched; unless quiet, a
+// cycle that touched none says so.
+func printCycle(out io.Writer, lang i18n.Lang, res *worker.CycleResult, quiet bool) {
 	if res == nil {
 		return
 	}
@@ -276,7 +279,7 @@ func printCycle(out io.Writer, lang i18n.Lang, res *worker.CycleResult) {
 	for _, s := range res.Skipped {
 		fmt.Fprintln(out, msgWorkerSkipped.Format(lang, s.Repo, s.Issue, s.Reason))
 	}
-	if len(res.Runs) == 0 && len(res.Recovered) == 0 && len(res.Skipped) == 0 && len(res.Errors) == 0 {
+	if !quiet && len(res.Runs) == 0 && len(res.Recovered) == 0 && len(res.Skipped) == 0 && len(res.Errors) == 0 {
 		fmt.Fprintln(out, msgWorkerNothing.In(lang))
 	}
 }
@@ -324,7 +327,11 @@ func workerStatusRun(ctx context.Context, opts *WorkerOptions) error {
 		fmt.Fprintln(out, msgWorkerNone.In(lang))
 	}
 	for _, r := range st.Recent {
-		fmt.Fprintf(out, "  %s  %s\n", r.StartedAt.Local().Format(time.DateTime), runLine(lang, r))
+		line := runLine(lang, r)
+		if r.LabelsPending || r.CommentPending != "" {
+			line += msgWorkerStatusPending.In(lang)
+		}
+		fmt.Fprintf(out, "  %s  %s\n", r.StartedAt.Local().Format(time.DateTime), line)
 	}
 	return nil
 }

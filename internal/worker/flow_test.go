@@ -557,3 +557,30 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
+
+func TestFlowPriorityAndLimit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	plain := h.addIssue("plain", "body")
+	low := h.addIssue("low", "body", "p/low")
+	high := h.addIssue("high", "body", "p/high")
+	opts := h.options(t, "log,pr", "log")
+	opts.Config.Worker.Repositories[0].PriorityLabels = []string{"p/high", "p/low"}
+	opts.Config.Worker.Execution.MaxIssuesPerRepo = 2
+	res := cycle(t, newWorker(t, opts))
+	var got []int
+	for _, r := range res.Runs {
+		got = append(got, r.Issue)
+	}
+	if !slices.Equal(got, []int{high, plain}) {
+		t.Errorf("runs = %v; want [%d %d]: high priority first, then unlabelled, at most 2", got, high, plain)
+	}
+	h.wantLabels(t, low, []string{config.DefaultWorkerTrigger}, []string{config.DefaultWorkerInProgress})
+	names := map[string]bool{}
+	for _, l := range h.gh.Labels() {
+		names[l.Name] = true
+	}
+	if !names[config.DefaultWorkerInProgress] || !names[config.DefaultWorkerDone] {
+		t.Errorf("repository labels = %v; want the worker's labels created", names)
+	}
+}

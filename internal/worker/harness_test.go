@@ -23,7 +23,6 @@ import (
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/githubtest"
 	"github.com/baton-cli/baton/internal/i18n"
-	"github.com/baton-cli/baton/internal/tracker"
 	"github.com/baton-cli/baton/internal/tracker/github"
 )
 
@@ -312,6 +311,3 @@ var (
 	failedLabels = []string{config.DefaultWorkerFailed}
 	activeLabels = []string{config.DefaultWorkerTrigger, config.DefaultWorkerInProgress}
 )
-
-// kindOf is tracker.KindOf, for messages.
-func kindOf(err error) tracker.Kind { return tracker.KindOf(err) }

@@ -119,7 +119,7 @@ func mustRender(t *testing.T, tmpl string, d promptData) string {
 
 // outside returns the prompt with each fenced block (boundary lines
 // included) replaced by a mark, checking that the fences pair up.
-func outside(t *testing.T, s string) string {
+func outside(t testing.TB, s string) string {
 	t.Helper()
 	var b strings.Builder
 	for {
@@ -332,6 +332,33 @@ func TestServiceFiles(t *testing.T) {
 	for _, want := range []string{"<string>/opt/my tools/baton</string>", "<string>worker</string>", "<string>run</string>", "<integer>3900</integer>", "a=1&amp;b=2", "worker.err.log"} {
 		if !strings.Contains(plist, want) {
 			t.Errorf("plist lacks %q:\n%s", want, plist)
+		}
+	}
+}
+
+func BenchmarkFailureComment(b *testing.B) {
+	out := strings.Repeat("building package ./internal/... ok; token=abc "+"```"+" /home/alice/src\n", 400)
+	attempts := []Attempt{
+		{PID: 1, ExitCode: 0, Stdout: lastChars(out, recordStdout), Stderr: lastChars(out, recordStderr)},
+		{PID: 2, ExitCode: -1, TimedOut: true, Stdout: lastChars(out, recordStdout), Stderr: lastChars(out, recordStderr)},
+	}
+	c := cleaner{home: "/home/alice"}
+	b.ResetTimer()
+	for b.Loop() {
+		failureComment(i18n.EN, c, failure{Category: CLITimeout, TimeoutMinutes: 60, Attempts: attempts, Error: "signal: killed"})
+	}
+}
+
+func BenchmarkRenderPrompt(b *testing.B) {
+	tmpl, err := loadTemplate("", i18n.EN, promptImpl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := promptData{Repo: "acme/widgets", Issue: 7, Branch: "baton/7-20260101T000000Z", Title: "Add export", Body: strings.Repeat("Please add CSV export with {branch}.\n", 1000)}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := renderPrompt(tmpl, d); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
