@@ -1,0 +1,109 @@
+package hook_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baton-cli/baton/internal/claudetest"
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/modelserver"
+)
+
+// These tests run the real Claude Code CLI against the scripted model server,
+// with baton's hooks installed the two ways users install them.
+
+// bashTurn makes the model run one Bash command through Claude Code.
+func bashTurn() modelserver.Turn {
+	return modelserver.ToolUse("Bash", map[string]string{"command": "echo baton-e2e", "description": "Say hello from the tool"})
+}
+
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	if out, err := exec.Command("git", "init", "-q", "-b", "main", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+}
+
+// journalRecords reads every record the hooks wrote in dir's repository.
+func journalRecords(t *testing.T, dir string) []journal.Record {
+	t.Helper()
+	recs, err := journal.Open(filepath.Join(dir, ".claude", "session-state"), journal.Options{}).Tail(context.Background(), 1000, journal.TailOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func checkSessionRecords(t *testing.T, recs []journal.Record, dir string) {
+	t.Helper()
+	events := map[string]int{}
+	var post *journal.Record
+	for i, r := range recs {
+		events[r.Event]++
+		if r.Event == "PostToolUse" && r.Tool == "Bash" {
+			post = &recs[i]
+		}
+		if r.Worktree != dir || r.Branch != "main" || r.Session == "" {
+			t.Errorf("record %s: worktree %q branch %q session %q; want %q, main and a session id", r.Event, r.Worktree, r.Branch, r.Session, dir)
+		}
+	}
+	if post == nil {
+		t.Fatalf("no PostToolUse record for Bash; events: %v", events)
+	}
+	if post.Desc != "Say hello from the tool" {
+		t.Errorf("PostToolUse desc = %q; want the Bash description", post.Desc)
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"} {
+		if events[ev] == 0 {
+			t.Errorf("no %s record; events: %v", ev, events)
+		}
+	}
+}
+
+func TestE2EInitThenSession(t *testing.T) {
+	server := modelserver.New(t, bashTurn(), modelserver.Text("done"))
+	env := claudetest.New(t, server)
+	env.Path = append(env.Path, claudetest.BuildBaton(t))
+	gitInit(t, env.Dir)
+
+	// baton init, run the way a user runs it, in the repository.
+	cmd := exec.Command(filepath.Join(claudetest.BuildBaton(t), "baton"), "init")
+	cmd.Dir = env.Dir
+	cmd.Env = env.Environ()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("baton init: %v\n%s", err, out)
+	}
+
+	env.Run(t, "-p", "say hello", "--allowedTools", "Bash")
+
+	checkSessionRecords(t, journalRecords(t, env.Dir), env.Dir)
+	if got := server.Requests()[1].LastToolResult(); !strings.Contains(got, "baton-e2e") {
+		t.Errorf("tool result sent to the model = %q; want the command's output", got)
+	}
+	// The briefing baton injected at SessionStart reached the model.
+	if first := server.Requests()[0].Text(); !strings.Contains(first, ".claude/session-state/auto.jsonl") {
+		t.Errorf("first request to the model lacks baton's session-start context:\n%.2000s", first)
+	}
+}
+
+func TestE2EPlugin(t *testing.T) {
+	server := modelserver.New(t, bashTurn(), modelserver.Text("done"))
+	env := claudetest.New(t, server)
+	env.Path = append(env.Path, claudetest.BuildBaton(t))
+	gitInit(t, env.Dir)
+	plugin, err := filepath.Abs(filepath.Join("..", "..", "plugin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	env.Run(t, "-p", "say hello", "--allowedTools", "Bash", "--plugin-dir", plugin)
+
+	checkSessionRecords(t, journalRecords(t, env.Dir), env.Dir)
+	if _, err := os.Stat(filepath.Join(env.Dir, ".claude", "settings.local.json")); err == nil {
+		t.Errorf("the plugin run wrote settings.local.json; the plugin should need no init")
+	}
+}
