@@ -114,7 +114,7 @@ func TestIssueCommandFailuresOnGitHub(t *testing.T) {
 			[]string{"baton: get issue #1: 401 Bad credentials\n", "GH_TOKEN", "gh auth login"}, githubtest.DefaultToken},
 		{"bad credentials in Japanese", githubtest.BadCredentials(), []string{"issue", "list", "--lang", "ja"},
 			[]string{"401 Bad credentials", "GitHub の認証に失敗しました", "gh auth login"}, ""},
-		{"rate limited", githubtest.RateLimited(time.Now().Add(30 * time.Minute)), []string{"issue", "list"},
+		{"rate limited", githubtest.RateLimited(time.Now().Add(30*time.Minute + 30*time.Second)), []string{"issue", "list"},
 			[]string{"403 API rate limit exceeded", "(retry after 30m", "rate limit"}, ""},
 		{"missing issue", githubtest.Fault{Status: 404}, []string{"issue", "show", "7"},
 			[]string{"404 Not Found", "GH_REPO"}, ""},
