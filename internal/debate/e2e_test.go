@@ -250,7 +250,7 @@ func (w *world) waitStatus(id string, want debate.Status) *debate.Session {
 func TestTmuxDebateTimeout(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "  tmux_socket: $SOCK\n")
-	if _, err := w.tmux.NewSession(t.Context(), "keep", 80, 24, tmux.Spawn{Command: []string{"sleep", "600"}}); err != nil {
+	if _, err := w.tmux.NewSession(t.Context(), "keep", 80, 24, tmux.Spawn{Dir: w.work, Command: []string{"sleep", "600"}}); err != nil {
 		t.Fatal(err)
 	}
 	id := w.startDebate(nil, "--topic", "Should we rewrite it in Go?\nSecond line", "--rounds", "3", "--agent", "agent", "--lang", "en")
@@ -298,7 +298,7 @@ func TestTmuxDebateTimeout(t *testing.T) {
 func TestTmuxDebateConcluded(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "", "FAKE_AGENT_CONCLUDE=pro:2")
-	moderator, err := w.tmux.NewSession(t.Context(), "main", 200, 50, tmux.Spawn{Command: []string{"agent"}})
+	moderator, err := w.tmux.NewSession(t.Context(), "main", 200, 50, tmux.Spawn{Dir: w.work, Command: []string{"agent"}})
 	if err != nil {
 		t.Fatal(err)
 	}
