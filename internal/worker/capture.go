@@ -63,28 +63,28 @@ func (c *capture) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// Output is what was kept: the whole output when it fitted, else the head,
+// captured is what was kept: the whole output when it fitted, else the head,
 // a line saying how much was left out, and the tail.
-type Output struct {
+type captured struct {
 	Text      string
 	Total     int64
 	Truncated bool
 }
 
 // Output returns what was kept so far.
-func (c *capture) Output() Output {
+func (c *capture) Output() captured {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	tail := c.tailBytes()
 	kept := int64(len(c.head) + len(tail))
 	if kept == c.total {
-		return Output{Text: strings.ToValidUTF8(string(c.head)+string(tail), "\uFFFD"), Total: c.total}
+		return captured{Text: strings.ToValidUTF8(string(c.head)+string(tail), "\uFFFD"), Total: c.total}
 	}
 	var b strings.Builder
 	b.WriteString(strings.ToValidUTF8(string(trimPartialRune(c.head, false)), "\uFFFD"))
 	b.WriteString("\n[… " + strconv.FormatInt(c.total-kept, 10) + " bytes …]\n")
 	b.WriteString(strings.ToValidUTF8(string(trimPartialRune(tail, true)), "\uFFFD"))
-	return Output{Text: b.String(), Total: c.total, Truncated: true}
+	return captured{Text: b.String(), Total: c.total, Truncated: true}
 }
 
 // tailBytes returns the tail in order.

@@ -171,6 +171,9 @@ func TestFlowFailureCategories(t *testing.T) {
 			if rec.LabelsPending || rec.CommentPending != "" {
 				t.Errorf("record still has work pending: labels %v, comment %q", rec.LabelsPending, rec.CommentPending)
 			}
+			if rec.WorktreeKept {
+				t.Errorf("worktree %q kept; want none left behind", rec.Worktree)
+			}
 		})
 	}
 }
@@ -582,5 +585,18 @@ func TestFlowPriorityAndLimit(t *testing.T) {
 	}
 	if !names[config.DefaultWorkerInProgress] || !names[config.DefaultWorkerDone] {
 		t.Errorf("repository labels = %v; want the worker's labels created", names)
+	}
+}
+
+func TestFlowOldPullRequestDoesNotCount(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	n := h.addIssue("Add export again", "It broke after the first fix.")
+	h.gh.AddPullRequest(githubtest.PullRequest{Title: "First fix", Body: "Closes #" + strconv.Itoa(n), Head: "old-fix", State: "closed", Merged: true})
+	opts := h.options(t, "log,result=done", "log")
+	opts.Config.Worker.Execution.MinResumeMinutes = 240
+	rec := onlyRun(t, cycle(t, newWorker(t, opts)))
+	if rec.State != StateFailed || rec.Category != NoLinkedPR {
+		t.Errorf("outcome = %s %s, pr %+v; want failed %s: the merged pull request predates the run", rec.State, rec.Category, rec.PullRequest, NoLinkedPR)
 	}
 }

@@ -115,7 +115,11 @@ func (r *run) claim(ctx context.Context) bool {
 	r.rec.ClaimCommentID = c.ID
 	r.save()
 
-	comments, err := r.client.Comments(ctx, n)
+	var comments []*tracker.Comment
+	err = r.w.retry(ctx, func() (err error) {
+		comments, err = r.client.Comments(ctx, n)
+		return err
+	})
 	if err != nil {
 		r.problem("claim: read comments", err)
 		r.abandon(ctx, "claim-failed")
@@ -165,7 +169,7 @@ func (r *run) work(ctx context.Context) {
 	started := r.w.opts.Now()
 	rec.Branch = "baton/" + strconv.Itoa(rec.Issue) + "-" + started.UTC().Format("20060102T150405Z")
 	owner, name := r.repo.OwnerName()
-	rec.Worktree = filepath.Join(r.w.opts.DataDir, "worktrees", owner, name, strconv.Itoa(rec.Issue)+"-"+started.UTC().Format("20060102T150405Z"))
+	worktree := filepath.Join(r.w.opts.DataDir, "worktrees", owner, name, strconv.Itoa(rec.Issue)+"-"+started.UTC().Format("20060102T150405Z"))
 	clone := r.w.expandHome(r.repo.Path)
 	base := r.repo.Branch()
 
@@ -174,15 +178,15 @@ func (r *run) work(ctx context.Context) {
 		r.finish(ctx, outcome{category: GitFetch, err: err})
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(rec.Worktree), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(worktree), 0o700); err != nil {
 		r.finish(ctx, outcome{category: WorktreeCreation, err: err})
 		return
 	}
-	if err := r.w.git.addWorktree(ctx, clone, rec.Worktree, rec.Branch, base); err != nil {
-		rec.Worktree = ""
+	if err := r.w.git.addWorktree(ctx, clone, worktree, rec.Branch, base); err != nil {
 		r.finish(ctx, outcome{category: WorktreeCreation, err: err})
 		return
 	}
+	rec.Worktree = worktree
 
 	r.step("prompt")
 	data := promptData{Repo: rec.Repo, Issue: rec.Issue, Branch: rec.Branch, Title: r.issue.Title, Body: r.issue.Body}
@@ -326,8 +330,8 @@ func classify(a *Attempt) outcome {
 	return outcome{}
 }
 
-// findPR looks for the pull request of the run: open or merged pull
-// requests linked to the issue, or open pull requests from the run's branch.
+// findPR looks for the pull request of the run: open pull requests linked
+// to the issue, or pull requests from the run's branch.
 // When there is none it waits RecheckDelay and asks once more, since GitHub
 // links a new pull request to its issue with a delay.
 func (r *run) findPR(ctx context.Context, ran bool) *PullRequestRef {
@@ -349,7 +353,9 @@ func (r *run) findPR(ctx context.Context, ran bool) *PullRequestRef {
 			r.problem("find linked pull requests", err)
 		}
 		for _, p := range linked {
-			if p.State == "open" || p.State == "merged" {
+			// An old pull request that closed the issue before it was
+			// opened again is not this run's.
+			if p.State == "open" || p.Head == r.rec.Branch {
 				return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: p.Draft}
 			}
 		}
