@@ -19,8 +19,8 @@ const (
 	Notes             // メモ: anything else
 )
 
-// Kinds lists the known sections in the order a new file has them.
-var Kinds = [...]Kind{Now, Done, Next, Files, Notes}
+// kinds lists the known sections in the order a new file has them.
+var kinds = [...]Kind{Now, Done, Next, Files, Notes}
 
 // headings are the known sections' headings in each language.
 var headings = map[Kind]i18n.Msg{
@@ -50,7 +50,7 @@ func kindAndLang(heading string) (Kind, i18n.Lang) {
 			break
 		}
 	}
-	for _, k := range Kinds {
+	for _, k := range kinds {
 		switch m := headings[k]; {
 		case h == m.JA:
 			return k, i18n.JA
@@ -65,7 +65,7 @@ func kindAndLang(heading string) (Kind, i18n.Lang) {
 // lang.
 func New(lang i18n.Lang) *File {
 	f := &File{Status: InProgress}
-	for _, k := range Kinds {
+	for _, k := range kinds {
 		f.Sections = append(f.Sections, Section{Heading: Heading(k, lang), Body: "\n"})
 	}
 	return f
