@@ -453,3 +453,31 @@ func TestBinary(t *testing.T) {
 		})
 	}
 }
+
+func TestBuildBatonIsOnTheToolsPath(t *testing.T) {
+	t.Parallel()
+	dir := claudetest.BuildBaton(t)
+	if again := claudetest.BuildBaton(t); again != dir {
+		t.Errorf("second BuildBaton = %s; want the first build %s", again, dir)
+	}
+	s := modelserver.New(t,
+		modelserver.ToolUse("Bash", map[string]string{"command": "command -v baton && baton --help", "description": "Find baton"}),
+		modelserver.Text("found"),
+	)
+	e := claudetest.New(t, s)
+	e.Path = append(e.Path, dir)
+
+	e.Run(t, "-p", "where is baton", "--allowedTools", "Bash")
+
+	reqs := s.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("main-loop requests = %d; want 2", len(reqs))
+	}
+	first, rest, _ := strings.Cut(reqs[1].LastToolResult(), "\n")
+	if want := filepath.Join(dir, "baton"); first != want {
+		t.Errorf("command -v baton = %q; want %q", first, want)
+	}
+	if !strings.Contains(rest, "Usage:") {
+		t.Errorf("baton --help printed %q; want its usage", rest)
+	}
+}

@@ -39,6 +39,15 @@
 //     "SessionStart","additionalContext":"…"}} reaches the model as a
 //     "system" role message beginning "SessionStart hook additional
 //     context: ".
-//   - One run of -p with one text turn takes about 1 s; each tool call adds
-//     a tool run and a request, about 0.2 s more.
+//   - One run of -p with one text turn takes about 1 s of wall time (0.7 s
+//     of CPU) on an idle 2-core machine, 5 to 8 s when that machine is
+//     loaded; each tool call adds a tool run and a request. A retry after
+//     529 or 500 waits about a second.
+//
+// # Helpers
+//
+// WriteProjectSettings and HookSettings write hooks into the working
+// directory's settings; RunJSON runs with --output-format json and returns
+// the session id; BuildBaton builds cmd/baton once per test process for
+// Env.Path, so hooks and tools the CLI runs find the baton under test.
 package claudetest
