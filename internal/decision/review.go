@@ -1,0 +1,131 @@
+package decision
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/baton-cli/baton/internal/hook"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/state"
+)
+
+// Unreviewed is a session whose transcript has grown past what capture has
+// reviewed, as the journal's Stop, PreCompact and SessionEnd records tell.
+type Unreviewed struct {
+	Session    string    `json:"session_id"`
+	Transcript string    `json:"transcript_path"`
+	// Offset is the transcript's size at the session's last record;
+	// Reviewed is how far capture has read.
+	Offset   int64     `json:"offset"`
+	Reviewed int64     `json:"last_processed_offset"`
+	Event    string    `json:"event"`
+	At       time.Time `json:"ts"`
+	Branch   string    `json:"branch,omitempty"`
+}
+
+// ReviewScanBytes bounds how much of the journal's end FindUnreviewed reads,
+// so the session-start hook stays a few file reads.
+const ReviewScanBytes = 256 << 10
+
+// FindUnreviewed lists up to max sessions, newest first, whose last Stop,
+// PreCompact or SessionEnd record in the last ReviewScanBytes of the journal
+// is past their reviewed offset. A session named in skip is left out.
+func FindUnreviewed(ctx context.Context, dir state.Dir, max int, skip string) ([]Unreviewed, error) {
+	j := journal.Open(dir.Root, journal.Options{})
+	recs, err := j.Tail(ctx, 200, journal.TailOptions{
+		MaxBytes: ReviewScanBytes,
+		Match: func(r *journal.Record) bool {
+			switch r.Event {
+			case "Stop", "PreCompact", "SessionEnd":
+				return r.Session != "" && r.Transcript != "" && r.Offset > 0
+			}
+			return false
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	latest := map[string]journal.Record{}
+	for _, r := range recs {
+		if r.Session == skip || CheckSessionID(r.Session) != nil {
+			continue
+		}
+		if prev, ok := latest[r.Session]; !ok || r.Offset >= prev.Offset {
+			latest[r.Session] = r
+		}
+	}
+	var out []Unreviewed
+	for id, r := range latest {
+		st, _, err := LoadState(dir, id)
+		if err != nil {
+			continue
+		}
+		if st.LastProcessedOffset >= r.Offset {
+			continue
+		}
+		out = append(out, Unreviewed{Session: id, Transcript: r.Transcript, Offset: r.Offset, Reviewed: st.LastProcessedOffset, Event: r.Event, At: r.TS, Branch: r.Branch})
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].At.After(out[k].At) })
+	if max > 0 && len(out) > max {
+		out = out[:max]
+	}
+	return out, nil
+}
+
+var (
+	msgUnreviewedHead = i18n.Msg{
+		JA: "baton: 決定がまだ確認されていないセッションがあります（issue に残すには次のコマンド）:",
+		EN: "baton: earlier sessions may hold decisions not yet captured (to record them on their issue):",
+	}
+	msgUnreviewedLine = i18n.Msg{
+		JA: "- %s（%s, %s）: `baton decisions capture --session %s`",
+		EN: "- %s (%s, %s): `baton decisions capture --session %s`",
+	}
+)
+
+// PendingReviewProvider adds to the session-start context a few lines naming
+// the sessions with unreviewed decisions and the command that captures them.
+// It reads only the journal's tail and a few small state files.
+type PendingReviewProvider struct {
+	// Max is how many sessions to name (default 3).
+	Max int
+}
+
+// SessionContext implements hook.Provider.
+func (p PendingReviewProvider) SessionContext(ctx context.Context, s *hook.Start) (string, error) {
+	max := p.Max
+	if max <= 0 {
+		max = 3
+	}
+	skip := ""
+	if s.Payload != nil {
+		skip = s.Payload.SessionID
+	}
+	list, err := FindUnreviewed(ctx, s.State, max, skip)
+	if err != nil || len(list) == 0 {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(msgUnreviewedHead.In(s.Lang))
+	for _, u := range list {
+		branch := u.Branch
+		if branch == "" {
+			branch = "-"
+		}
+		fmt.Fprintf(&b, "\n"+msgUnreviewedLine.In(s.Lang), shortSession(u.Session), branch, u.At.Local().Format("2006-01-02 15:04"), u.Session)
+	}
+	return b.String(), nil
+}
+
+func shortSession(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+var _ hook.Provider = PendingReviewProvider{}
