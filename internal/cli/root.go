@@ -50,6 +50,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdDebate(f, nil),
 		NewCmdWorker(f, nil),
 		NewCmdIssue(f),
+		NewCmdServe(f, nil),
 		NewCmdVersion(f),
 	)
 	return root

@@ -1,0 +1,188 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// get fetches path from ts and returns the status and body.
+func get(t *testing.T, ts string, path string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, ts+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, string(b)
+}
+
+func TestPages(t *testing.T) {
+	fx := newFixture(t)
+	ts := fx.server(t, fx.options(), "")
+	tests := []struct {
+		name    string
+		path    string
+		code    int
+		want    []string
+		notWant []string
+	}{
+		{
+			name: "sessions timeline with the briefing of the serving worktree",
+			path: "/",
+			code: http.StatusOK,
+			want: []string{
+				fxTask, "Rewrite the writer loop", // the briefing from current.md
+				fx.Main, fxBranch, fx.Other, fxOtherBranch,
+				`href="/sessions/` + fxSession + `"`, `href="/sessions/` + fxOtherSession + `"`,
+				"fix the login redirect",
+			},
+		},
+		{
+			name: "another worktree's briefing",
+			path: "/?worktree=" + fx.Other,
+			code: http.StatusOK,
+			want: []string{`<span class="muted">` + fx.Other + " · " + fxOtherBranch + "</span>", `href="/?worktree=` + strings.ReplaceAll(fx.Main, "/", "%2f") + `#briefing"`},
+		},
+		{
+			name:    "an unknown worktree keeps the serving one's briefing",
+			path:    "/?worktree=/etc",
+			code:    http.StatusOK,
+			want:    []string{fxTask},
+			notWant: []string{"/etc"},
+		},
+		{
+			name: "a session with its prompts, tools, files, decisions and summaries",
+			path: "/sessions/" + fxSession,
+			code: http.StatusOK,
+			want: []string{
+				"&lt;script&gt;alert(1)&lt;/script&gt; please refactor the CSV export",
+				fxFile, "go test ./internal/export/", "Edit",
+				fxSlug, fxCrossSlug, fxPendingSlug, `href="https://github.com/acme/shop/issues/12"`,
+				fxL1Action,
+			},
+			notWant: []string{"<script>alert(1)"},
+		},
+		{
+			name: "an unknown session",
+			path: "/sessions/5e55a0a1-ffff-4aaa-8bbb-00000000ffff",
+			code: http.StatusNotFound,
+			want: []string{"Not found."},
+		},
+		{
+			name: "a session id that could name another file",
+			path: "/sessions/..%2f..%2fetc",
+			code: http.StatusNotFound,
+		},
+		{
+			name: "decisions posted, pending, waiting, escalated and logged",
+			path: "/decisions",
+			code: http.StatusOK,
+			want: []string{
+				`id="posted"`, fxSlug, `href="https://github.com/acme/shop/issues/12"`,
+				`id="pending"`, fxPendingSlug, "Retry GitHub posts with backoff",
+				`id="waiting"`, fxProposal,
+				`id="escalated"`, fxCrossSlug, "in memory",
+				"Store every time in UTC", "Write CSV rows as they are read",
+			},
+		},
+		{
+			name: "context layers of the default route",
+			path: "/context",
+			code: http.StatusOK,
+			want: []string{"Write CSV rows as they are read", fxL1Action, "2026-03-10", fxProposal},
+		},
+		{
+			name: "an unknown route",
+			path: "/context?route=nope",
+			code: http.StatusNotFound,
+		},
+		{
+			name: "worker runs",
+			path: "/runs",
+			code: http.StatusOK,
+			want: []string{fxRunTitle, `href="` + fxRunPR + `"`, "IMPL_NO_LINKED_PR", "Flaky test", "22m0s"},
+		},
+		{
+			name:    "a worker run with its output",
+			path:    "/runs/acme-shop-12-20260310T100000Z",
+			code:    http.StatusOK,
+			want:    []string{fxRunTitle, `href="` + fxRunPR + `"`, "agent says &lt;b&gt;done&lt;/b&gt;", "Opened the pull request.", "9 turns"},
+			notWant: []string{"<b>done</b>"},
+		},
+		{
+			name: "an unknown run",
+			path: "/runs/nope",
+			code: http.StatusNotFound,
+		},
+		{
+			name: "debates",
+			path: "/debates",
+			code: http.StatusOK,
+			want: []string{fxTopic, "concluded", "1 / 2"},
+		},
+		{
+			name: "a debate's rounds side by side",
+			path: "/debates/cc-debate-20260310-100000-ab12",
+			code: http.StatusOK,
+			want: []string{fxTopic, "Rebuild it: simpler.", fxProRound2, fxConRound1, "[CONCLUDED]", fxSummary, "Round 2", "Not written yet."},
+		},
+		{
+			name: "a debate id that is not one",
+			path: "/debates/nope",
+			code: http.StatusNotFound,
+		},
+		{
+			name: "search without an index",
+			path: "/search?q=csv",
+			code: http.StatusOK,
+			want: []string{`value="csv"`},
+		},
+		{
+			name: "usage",
+			path: "/usage",
+			code: http.StatusOK,
+		},
+		{
+			name: "the style sheet",
+			path: "/static/style.css",
+			code: http.StatusOK,
+			want: []string{".seg-input"},
+		},
+		{
+			name: "no such page",
+			path: "/nope",
+			code: http.StatusNotFound,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, body := get(t, ts.URL, tt.path)
+			if res.StatusCode != tt.code {
+				t.Fatalf("GET %s: status %d; want %d\n%s", tt.path, res.StatusCode, tt.code, body)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("GET %s: body lacks %q", tt.path, w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(body, w) {
+					t.Errorf("GET %s: body contains %q", tt.path, w)
+				}
+			}
+		})
+	}
+}
