@@ -134,4 +134,3 @@ func LogApproved(dir state.Dir, session string, issue int, decisions []UserDecis
 	}
 	return nil
 }
-

@@ -88,26 +88,26 @@ const (
 
 // Outcome is what a capture did.
 type Outcome struct {
-	Status    string          `json:"status"`
-	Issue     int             `json:"issue_number,omitempty"`
-	Tier      string          `json:"tier,omitempty"`
-	Extractor string          `json:"extractor"`
-	Found     []Candidate     `json:"found"`
-	Approved  []UserDecision  `json:"approved"`
-	Posted    []string        `json:"posted"`
-	Failed    []Failure       `json:"failed"`
-	Skipped   []string        `json:"skipped_duplicates"`
-	Pending   []string        `json:"pending"`
-	Escalated []string        `json:"escalated"`
-	Summary   *SummaryResult  `json:"summary,omitempty"`
-	Offset    int64           `json:"end_offset"`
-	StatePath string          `json:"state_path,omitempty"`
-	Warnings  []string        `json:"warnings"`
-	Choice    Choice          `json:"on_failure,omitempty"`
-	Tier2Kind string          `json:"tier2_skipped_kind,omitempty"`
-	Usage     Usage           `json:"-"`
-	Resolved  *Resolution     `json:"-"`
-	Decisions []UserDecision  `json:"-"`
+	Status    string         `json:"status"`
+	Issue     int            `json:"issue_number,omitempty"`
+	Tier      string         `json:"tier,omitempty"`
+	Extractor string         `json:"extractor"`
+	Found     []Candidate    `json:"found"`
+	Approved  []UserDecision `json:"approved"`
+	Posted    []string       `json:"posted"`
+	Failed    []Failure      `json:"failed"`
+	Skipped   []string       `json:"skipped_duplicates"`
+	Pending   []string       `json:"pending"`
+	Escalated []string       `json:"escalated"`
+	Summary   *SummaryResult `json:"summary,omitempty"`
+	Offset    int64          `json:"end_offset"`
+	StatePath string         `json:"state_path,omitempty"`
+	Warnings  []string       `json:"warnings"`
+	Choice    Choice         `json:"on_failure,omitempty"`
+	Tier2Kind string         `json:"tier2_skipped_kind,omitempty"`
+	Usage     Usage          `json:"-"`
+	Resolved  *Resolution    `json:"-"`
+	Decisions []UserDecision `json:"-"`
 }
 
 func (f *Flow) warn(o *Outcome, msg string) {

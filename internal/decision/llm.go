@@ -138,4 +138,3 @@ func (o OpenAI) Extract(ctx context.Context, ex Excerpt) ([]Candidate, Usage, er
 	cands, err := ParseModelAnswer(res.Choices[0].Message.Content)
 	return cands, u, err
 }
-

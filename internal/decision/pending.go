@@ -171,4 +171,3 @@ func encodePending(pf PendingFile) ([]byte, error) {
 	b, err := json.MarshalIndent(pf, "", "  ")
 	return append(b, '\n'), err
 }
-

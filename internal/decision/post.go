@@ -164,4 +164,3 @@ func PostSummary(ctx context.Context, t tracker.Tracker, issue int, session stri
 	}
 	return SummaryResult{Posted: true, Marker: marker, CommentURL: c.URL}
 }
-

@@ -16,8 +16,8 @@ import (
 // Unreviewed is a session whose transcript has grown past what capture has
 // reviewed, as the journal's Stop, PreCompact and SessionEnd records tell.
 type Unreviewed struct {
-	Session    string    `json:"session_id"`
-	Transcript string    `json:"transcript_path"`
+	Session    string `json:"session_id"`
+	Transcript string `json:"transcript_path"`
 	// Offset is the transcript's size at the session's last record;
 	// Reviewed is how far capture has read.
 	Offset   int64     `json:"offset"`
