@@ -32,13 +32,14 @@ type Config struct {
 	// Lang is the language of messages: ja or en. Empty: from the locale.
 	Lang string `yaml:"lang"`
 
-	Journal Journal `yaml:"journal"`
-	Agent   Agent   `yaml:"agent"`
-	Resume  Resume  `yaml:"resume"`
-	Debate  Debate  `yaml:"debate"`
-	Worker  Worker  `yaml:"worker"`
-	Context Context `yaml:"context"`
-	Tracker Tracker `yaml:"tracker"`
+	Journal   Journal   `yaml:"journal"`
+	Agent     Agent     `yaml:"agent"`
+	Resume    Resume    `yaml:"resume"`
+	Debate    Debate    `yaml:"debate"`
+	Worker    Worker    `yaml:"worker"`
+	Context   Context   `yaml:"context"`
+	Tracker   Tracker   `yaml:"tracker"`
+	Decisions Decisions `yaml:"decisions"`
 }
 
 // Journal configures the activity journal.
@@ -136,6 +137,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.Tracker.validate(); err != nil {
+		return err
+	}
+	if err := c.Decisions.validate(); err != nil {
 		return err
 	}
 	return nil
