@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -100,6 +101,9 @@ func (g *gen) uuid() string {
 	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", g.r.Uint32(), g.r.Uint32()&0xffff, g.r.Uint32()&0xffff, g.r.Uint32()&0xffff, g.r.Uint64()&0xffffffffffff)
 }
 
+// timeLayout is how Claude Code writes times: UTC with milliseconds.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
 var (
 	tools    = []string{"Bash", "Edit", "Read", "Write", "Grep", "Glob", "MultiEdit", "TodoWrite", "WebFetch"}
 	dirs     = []string{"internal/journal", "internal/hook", "cmd/baton", "docs", "web/src/components", "pkg/api", "scripts"}
@@ -170,7 +174,11 @@ func (g *gen) journal(w *bufio.Writer, limit int64, worktrees int) error {
 
 // transcript writes lines shaped like Claude Code's: user prompts, assistant
 // messages with text and tool_use blocks and usage, tool results, and the
-// other line types readers must skip.
+// other line types readers must skip. As Claude Code does, it writes one line
+// per content block of a response (same message and request id; the first
+// carries the usage counted so far), times with milliseconds, now and then a
+// response without a request id or from the synthetic model, a sidechain
+// replay of a response (same message id, new request id) and a torn line.
 func (g *gen) transcript(w *bufio.Writer, limit int64) error {
 	var written int64
 	session := g.uuid()
@@ -190,7 +198,7 @@ func (g *gen) transcript(w *bufio.Writer, limit int64) error {
 		id := g.uuid()
 		m := map[string]any{
 			"type": typ, "uuid": id, "parentUuid": parent, "sessionId": session,
-			"timestamp": g.t.Format(time.RFC3339Nano), "cwd": "/home/dev/project", "version": "2.1.328",
+			"timestamp": g.t.Format(timeLayout), "cwd": "/home/dev/project", "version": "2.1.328",
 			"gitBranch": "main", "isSidechain": false, "userType": "external",
 		}
 		parent = id
@@ -203,24 +211,59 @@ func (g *gen) transcript(w *bufio.Writer, limit int64) error {
 			return err
 		}
 		for range 1 + g.r.IntN(6) {
-			a := base("assistant")
 			msgID := "msg_" + strings.ReplaceAll(g.uuid(), "-", "")[:24]
 			toolID := "toolu_" + strings.ReplaceAll(g.uuid(), "-", "")[:24]
-			a["requestId"] = "req_" + strings.ReplaceAll(g.uuid(), "-", "")[:24]
-			a["message"] = map[string]any{
-				"id": msgID, "type": "message", "role": "assistant", "model": g.pick([]string{"claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-haiku-4-5-20251001"}),
-				"content": []any{
-					map[string]any{"type": "text", "text": g.sentence(20 + g.r.IntN(120))},
-					map[string]any{"type": "tool_use", "id": toolID, "name": "Bash", "input": map[string]any{"command": g.pick(commands), "description": g.pick(descs)}},
-				},
-				"stop_reason": "tool_use",
-				"usage": map[string]any{
-					"input_tokens": g.r.IntN(5000), "output_tokens": g.r.IntN(2000),
-					"cache_creation_input_tokens": g.r.IntN(20000), "cache_read_input_tokens": g.r.IntN(100000),
-				},
+			reqID := "req_" + strings.ReplaceAll(g.uuid(), "-", "")[:24]
+			model := g.pick([]string{"claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-haiku-4-5-20251001"})
+			if g.r.IntN(200) == 0 {
+				model = "<synthetic>"
 			}
-			if err := emit(a); err != nil {
-				return err
+			usage := map[string]any{
+				"input_tokens": g.r.IntN(5000), "output_tokens": g.r.IntN(2000),
+				"cache_creation_input_tokens": g.r.IntN(20000), "cache_read_input_tokens": g.r.IntN(100000),
+			}
+			partial := maps.Clone(usage)
+			partial["output_tokens"] = 1 + g.r.IntN(20)
+			noRequest := g.r.IntN(50) == 0
+			blocks := []struct {
+				block any
+				usage map[string]any
+			}{
+				{map[string]any{"type": "text", "text": g.sentence(20 + g.r.IntN(120))}, partial},
+				{map[string]any{"type": "tool_use", "id": toolID, "name": "Bash", "input": map[string]any{"command": g.pick(commands), "description": g.pick(descs)}}, usage},
+			}
+			var last map[string]any
+			for _, b := range blocks {
+				a := base("assistant")
+				if !noRequest {
+					a["requestId"] = reqID
+				}
+				a["message"] = map[string]any{
+					"id": msgID, "type": "message", "role": "assistant", "model": model,
+					"content": []any{b.block}, "stop_reason": "tool_use", "usage": b.usage,
+				}
+				if err := emit(a); err != nil {
+					return err
+				}
+				last = a
+			}
+			if g.r.IntN(40) == 0 {
+				replay := maps.Clone(last)
+				replay["uuid"], replay["isSidechain"] = g.uuid(), true
+				replay["requestId"] = "req_" + strings.ReplaceAll(g.uuid(), "-", "")[:24]
+				if err := emit(replay); err != nil {
+					return err
+				}
+			}
+			if g.r.IntN(500) == 0 {
+				b, err := json.Marshal(last)
+				if err != nil {
+					return err
+				}
+				if _, err := w.Write(append(b[:len(b)/2], '\n')); err != nil {
+					return err
+				}
+				written += int64(len(b)/2 + 1)
 			}
 			r := base("user")
 			r["message"] = map[string]any{"role": "user", "content": []any{
@@ -239,7 +282,7 @@ func (g *gen) transcript(w *bufio.Writer, limit int64) error {
 			}
 		}
 		if g.r.IntN(6) == 0 {
-			if err := emit(map[string]any{"type": "queue-operation", "operation": "enqueue", "timestamp": g.t.Format(time.RFC3339Nano), "sessionId": session}); err != nil {
+			if err := emit(map[string]any{"type": "queue-operation", "operation": "enqueue", "timestamp": g.t.Format(timeLayout), "sessionId": session}); err != nil {
 				return err
 			}
 		}
