@@ -316,6 +316,15 @@ func (f *Flow) closeSession(ctx context.Context, o *Outcome, approved []UserDeci
 	}
 }
 
+// Extract reads the transcript from offset and returns the candidates, the
+// offset read to and the name of the extractor that found them. Warnings go
+// to f.Warn.
+func (f *Flow) Extract(ctx context.Context, offset int64) ([]Candidate, int64, string, error) {
+	o := &Outcome{}
+	cands, end, err := f.extract(ctx, o, offset)
+	return cands, end, o.Extractor, err
+}
+
 // extract reads the transcript from offset in chunks and runs the extractor
 // on each, returning the candidates and the offset read to.
 func (f *Flow) extract(ctx context.Context, o *Outcome, offset int64) ([]Candidate, int64, error) {
