@@ -1,0 +1,157 @@
+package recall
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/baton-cli/baton/internal/hook"
+)
+
+// An Item is one whole entry offered to a push: a decision line, an L1 or
+// an L2 entry. It is kept whole or left out, never cut.
+type Item struct {
+	Layer Layer
+	Text  string
+	// Priority orders the items by importance: lower is kept first, ties
+	// in the order given. Items are shown by layer (L3, L1, L2), each
+	// layer's in the order given, whatever their priority.
+	Priority int
+}
+
+// Layout is the fixed text around the items.
+type Layout struct {
+	// Head comes first (the restart case); it is always kept.
+	Head string
+	// Headings head each layer's block when it keeps an item.
+	Headings map[Layer]string
+	// Note says what was left out, given the count per layer.
+	Note func(left map[Layer]int) string
+}
+
+// Assembly is what a push kept.
+type Assembly struct {
+	Text       string
+	Kept, Left map[Layer]int
+}
+
+// layerOrder is the order of both priority and display.
+var layerOrder = [...]Layer{L3, L1, L2}
+
+// Assemble lays out items within budget characters (UTF-16 units, as the
+// agent counts them): the head, then a block per layer (L3, L1, L2) of its
+// kept items, then, when something was left out, the note.
+//
+// When everything does not fit, items are taken by Priority and each is
+// kept if it fits beside those already kept, so an item is left out only
+// when it does not fit with all the higher-priority items kept. Room for the note is set aside
+// first. If not even the head and the note fit, the result is what of them
+// fits, or "".
+func Assemble(items []Item, lay Layout, budget int) Assembly {
+	a := Assembly{Kept: map[Layer]int{}, Left: map[Layer]int{}}
+	keep := make([]bool, len(items))
+	for i := range keep {
+		keep[i] = true
+	}
+	if full := render(items, keep, lay, nil); hook.Len(full) <= budget {
+		for _, it := range items {
+			a.Kept[it.Layer]++
+		}
+		a.Text = full
+		return a
+	}
+
+	// Set aside room for the longest note this push could need: the one
+	// counting every item as left out.
+	all := map[Layer]int{}
+	for _, it := range items {
+		all[it.Layer]++
+	}
+	room := budget - hook.Len(lay.Note(all)) - 2
+	used, blocks := hook.Len(lay.Head), 0
+	if lay.Head != "" {
+		blocks = 1
+	}
+	for i := range keep {
+		keep[i] = false
+	}
+	started := map[Layer]bool{}
+	for _, i := range byPriority(items) {
+		layer := items[i].Layer
+		cost := 1 + hook.Len(items[i].Text)
+		if !started[layer] {
+			cost += hook.Len(lay.Headings[layer])
+			if blocks > 0 {
+				cost += 2 // the blank line between blocks
+			}
+		}
+		if used+cost > room {
+			continue
+		}
+		if !started[layer] {
+			started[layer] = true
+			blocks++
+		}
+		keep[i] = true
+		used += cost
+	}
+	for i, it := range items {
+		if keep[i] {
+			a.Kept[it.Layer]++
+		} else {
+			a.Left[it.Layer]++
+		}
+	}
+	a.Text = render(items, keep, lay, a.Left)
+	if hook.Len(a.Text) > budget {
+		// Only a head or a note longer than the budget gets here.
+		a.Kept, a.Left = map[Layer]int{}, all
+		a.Text = ""
+		if note := lay.Note(all); hook.Len(note) <= budget {
+			a.Text = note
+		}
+	}
+	return a
+}
+
+// byPriority returns the items' indexes, lowest Priority first, ties in
+// the order given.
+func byPriority(items []Item) []int {
+	idx := make([]int, len(items))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return items[a].Priority - items[b].Priority })
+	return idx
+}
+
+// render writes the kept items; left, when it counts anything, adds the
+// note.
+func render(items []Item, keep []bool, lay Layout, left map[Layer]int) string {
+	var blocks []string
+	if lay.Head != "" {
+		blocks = append(blocks, lay.Head)
+	}
+	for _, layer := range layerOrder {
+		var b strings.Builder
+		for i, it := range items {
+			if it.Layer != layer || !keep[i] {
+				continue
+			}
+			if b.Len() == 0 {
+				b.WriteString(lay.Headings[layer])
+			}
+			b.WriteByte('\n')
+			b.WriteString(it.Text)
+		}
+		if b.Len() > 0 {
+			blocks = append(blocks, b.String())
+		}
+	}
+	for _, n := range left {
+		if n > 0 {
+			blocks = append(blocks, lay.Note(left))
+			break
+		}
+	}
+	return strings.Join(blocks, "\n\n")
+}

@@ -1,0 +1,204 @@
+package recall
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/gofrs/flock"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/state"
+)
+
+// DefaultRoute is the route of a repository's agent sessions.
+const DefaultRoute = config.DefaultContextRoute
+
+// ErrRoute marks a route name that cannot be used.
+var ErrRoute = errors.New("invalid route name")
+
+// Files are the layer files of one route in a state folder.
+type Files struct {
+	// Dir is the state folder's context/ folder.
+	Dir string
+	// Route is the route's name.
+	Route string
+}
+
+// FilesFor returns the files of route in the state folder d. An empty route
+// is the default one.
+func FilesFor(d state.Dir, route string) (Files, error) {
+	if route == "" {
+		route = DefaultRoute
+	}
+	if !config.ValidRoute(route) {
+		return Files{}, fmt.Errorf("%w: %q", ErrRoute, route)
+	}
+	return Files{Dir: d.Context(), Route: route}, nil
+}
+
+func (f Files) name(base string) string {
+	if f.Route == DefaultRoute {
+		return base
+	}
+	return f.Route + "-" + base
+}
+
+// L1 is the recent-summary file.
+func (f Files) L1() string { return filepath.Join(f.Dir, f.name("l1.jsonl")) }
+
+// L2 is the daily-summary file.
+func (f Files) L2() string { return filepath.Join(f.Dir, f.name("l2.jsonl")) }
+
+// Decisions is the approved-decision log (L3).
+func (f Files) Decisions() string { return filepath.Join(f.Dir, f.name("decisions.jsonl")) }
+
+// ArchivedDecisions is where decisions past the archive age go.
+func (f Files) ArchivedDecisions() string {
+	return filepath.Join(f.Dir, "archive", f.name("decisions.jsonl"))
+}
+
+// Candidates holds approval-phrase candidates waiting for a person.
+func (f Files) Candidates() string { return filepath.Join(f.Dir, f.name("candidates.json")) }
+
+// Usage holds the LLM tokens each route used per day.
+func (f Files) Usage() string { return filepath.Join(f.Dir, "usage.json") }
+
+// maxLine is the longest layer line read; longer ones are skipped as
+// damaged. Entries are capped far below it when they are made.
+const maxLine = 1 << 20
+
+// appendLine appends v as one JSON line to path under the lock that
+// rewrites of path (archiving) take too, so an append is never lost to a
+// concurrent rewrite. The context folder is made when missing, but not the
+// state folder above it: a job whose repository has gone writes nothing.
+func appendLine(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	return appendRaw(path, append(b, '\n'))
+}
+
+func appendRaw(path string, lines []byte) error {
+	if err := mkdirUnder(filepath.Dir(path)); err != nil {
+		return err
+	}
+	lock := flock.New(path + ".lock")
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("lock %s: %w", filepath.Base(path), err)
+	}
+	defer lock.Unlock()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("append %s: %w", filepath.Base(path), err)
+	}
+	if _, err := f.Write(lines); err != nil {
+		f.Close()
+		return fmt.Errorf("append %s: %w", filepath.Base(path), err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", filepath.Base(path), err)
+	}
+	return f.Close()
+}
+
+// mkdirUnder makes dir when its parent exists: context/ inside an existing
+// state folder, archive/ inside context/.
+func mkdirUnder(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		if errors.Is(err, fs.ErrNotExist) && filepath.Base(dir) == "archive" {
+			if err := mkdirUnder(filepath.Dir(dir)); err != nil {
+				return err
+			}
+			return mkdirUnder(dir)
+		}
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	return nil
+}
+
+// readLines calls fn with each complete line of path, oldest first, at most
+// the last limit bytes of it when limit > 0. A missing file has no lines.
+func readLines(path string, limit int64, fn func(line []byte) error) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	skipFirst := false
+	if limit > 0 {
+		fi, err := f.Stat()
+		if err != nil {
+			return fmt.Errorf("read %s: %w", filepath.Base(path), err)
+		}
+		if fi.Size() > limit {
+			if _, err := f.Seek(fi.Size()-limit-1, io.SeekStart); err != nil {
+				return fmt.Errorf("read %s: %w", filepath.Base(path), err)
+			}
+			// The byte before the window tells whether the window starts
+			// on a line; if not, its first line is partial.
+			skipFirst = true
+		}
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	first := true
+	for sc.Scan() {
+		line := sc.Bytes()
+		if first && skipFirst {
+			first = false
+			continue
+		}
+		first = false
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err := fn(line); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// lastOf returns the newest complete line of path that decodes into a T
+// accepted by keep, reading at most the last limit bytes; ok is false when
+// there is none.
+func lastOf[T any](path string, limit int64, keep func(*T) bool) (v T, ok bool, err error) {
+	err = readLines(path, limit, func(line []byte) error {
+		var x T
+		if json.Unmarshal(line, &x) == nil && (keep == nil || keep(&x)) {
+			v, ok = x, true
+		}
+		return nil
+	})
+	return v, ok, err
+}
+
+// readAll decodes every line of path into a T, skipping lines that do not
+// decode (a torn last line, a line written by a newer version).
+func readAll[T any](path string, limit int64) ([]T, error) {
+	var out []T
+	err := readLines(path, limit, func(line []byte) error {
+		var x T
+		if json.Unmarshal(line, &x) == nil {
+			out = append(out, x)
+		}
+		return nil
+	})
+	return out, err
+}

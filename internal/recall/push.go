@@ -1,0 +1,256 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/baton-cli/baton/internal/hook"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/state"
+)
+
+// PushOptions say what to push and within what.
+type PushOptions struct {
+	State state.Dir
+	Route string
+	// Session is the starting session's id; Source its SessionStart source
+	// or the case a host names (see DetectRestart).
+	Session, Source string
+	Now             time.Time
+	Lang            i18n.Lang
+	// Budget is the most characters (UTF-16 units) of the text.
+	Budget int
+	// Journal, when set, is where the route's sessions are recorded: the
+	// restart case is read from it. Without it the case is Source's.
+	Journal *journal.Journal
+	// ScanBytes bounds how far back the journal is read (default
+	// DefaultScanBytes).
+	ScanBytes int64
+}
+
+// Pushed is a push's text and what it is made of.
+type Pushed struct {
+	Text    string
+	Restart Restart
+	Assembly
+	// DailyDue is the day whose L2 entry is missing though the journal's
+	// last activity before today was on it: the first start of a new day
+	// asks for it to be built (in the background).
+	DailyDue string
+}
+
+// layerReadBytes bounds how much of the L1 and L2 files a push reads: the
+// newest entries are at the end.
+const layerReadBytes = 256 << 10
+
+// Push assembles the layers of a route for a session that (re)starts:
+// the restart case, then L3, L1 and L2 within o.Budget, whole entries only,
+// saying what was left out and how to pull it. It only reads files and
+// calls no model, so it can run on the session-start hook's path. It
+// returns an empty text when there are no layers and nothing to warn about.
+func Push(ctx context.Context, o PushOptions) (Pushed, error) {
+	var p Pushed
+	f, err := FilesFor(o.State, o.Route)
+	if err != nil {
+		return p, err
+	}
+	p.Restart = Restart{Case: sourceCase(o.Source)}
+	if o.Journal != nil {
+		if p.Restart, err = DetectRestart(ctx, o.Journal, o.Session, o.Source, o.ScanBytes); err != nil {
+			return p, err
+		}
+	}
+	decisions, err := ReadDecisions(f, false)
+	if err != nil {
+		return p, err
+	}
+	recent, hasRecent, err := lastOf[Recent](f.L1(), layerReadBytes, nil)
+	if err != nil {
+		return p, err
+	}
+	daily, hasDaily, err := newestDaily(f, "")
+	if err != nil {
+		return p, err
+	}
+	p.DailyDue = dailyDue(p.Restart, o.Now, daily, hasDaily)
+
+	items := pushItems(decisions, &recent, hasRecent, &daily, hasDaily, o)
+	if len(items) == 0 && p.Restart.Case != CaseCrash {
+		return p, nil
+	}
+	p.Assembly = Assemble(items, pushLayout(f.Route, p.Restart, o), o.Budget)
+	p.Text = p.Assembly.Text
+	return p, nil
+}
+
+// pushItems ranks the entries. L3 comes first, newest decision first;
+// the decisions past half the budget rank below the L1 and L2 entries, so
+// that a long decision log cannot crowd out what was going on just now:
+// the oldest decisions are the first to go, then L2, then L1.
+func pushItems(decisions []Decision, recent *Recent, hasRecent bool, daily *Daily, hasDaily bool, o PushOptions) []Item {
+	const (
+		l3First = iota
+		l1
+		l2
+		l3Rest
+	)
+	items := make([]Item, len(decisions), len(decisions)+2)
+	room := o.Budget / 2
+	for i := len(decisions) - 1; i >= 0; i-- {
+		text := decisions[i].Line()
+		tier := l3First
+		if room -= hook.Len(text) + 1; room < 0 {
+			tier = l3Rest
+		}
+		items[i] = Item{Layer: L3, Text: text, Priority: tier*1000000 + len(decisions) - i}
+	}
+	if hasRecent {
+		items = append(items, Item{Layer: L1, Text: recentText(recent, o.Now.Location()), Priority: l1 * 1000000})
+	}
+	if hasDaily {
+		items = append(items, Item{Layer: L2, Text: dailyText(daily), Priority: l2 * 1000000})
+	}
+	return items
+}
+
+// newestDaily returns the route's L2 entry of the newest day, or of day
+// when given; of several entries for one day the last written wins.
+func newestDaily(f Files, day string) (Daily, bool, error) {
+	all, err := readAll[Daily](f.L2(), layerReadBytes)
+	if err != nil {
+		return Daily{}, false, err
+	}
+	var best Daily
+	ok := false
+	for _, d := range all {
+		if day != "" && d.Date != day {
+			continue
+		}
+		if !ok || d.Date >= best.Date {
+			best, ok = d, true
+		}
+	}
+	return best, ok, nil
+}
+
+// dailyDue is the last active day before today when its L2 entry is
+// missing.
+func dailyDue(r Restart, now time.Time, newest Daily, has bool) string {
+	if r.PreviousAt.IsZero() {
+		return ""
+	}
+	day := r.PreviousAt.In(now.Location()).Format(DateLayout)
+	if day >= now.Format(DateLayout) || (has && newest.Date >= day) {
+		return ""
+	}
+	return day
+}
+
+func recentText(r *Recent, loc *time.Location) string {
+	meta := r.TS.In(loc).Format("2006-01-02 15:04")
+	if r.Session != "" {
+		meta += " · session " + shortID(r.Session)
+	}
+	if r.Trigger != "" {
+		meta += " · " + r.Trigger
+	}
+	return "[" + meta + "]\n" + r.Text()
+}
+
+func dailyText(d *Daily) string { return "[" + d.Date + "]\n" + d.Text() }
+
+var (
+	msgPushHead = i18n.Msg{
+		JA: "## baton: 文脈の復元（ルート %s）",
+		EN: "## baton: context recovery (route %s)",
+	}
+	msgCrashed = i18n.Msg{
+		JA: "前回の実行（セッション %s、最後の記録 %s・%s）は SessionEnd なしで終わっています: クラッシュか強制終了です（別の画面でまだ動いている可能性もあります）。直前の作業は MCP ツール session_log か `baton fetch` の session_log で取得できます。",
+		EN: "The previous run (session %s, last record %s at %s) ended without SessionEnd: it crashed or was killed (or is still running elsewhere). Pull its last records with the MCP tool session_log or a session_log fetch.",
+	}
+	msgLayersBelow = i18n.Msg{
+		JA: "以下は承認済みの決定 (L3)、直近の要約 (L1)、日次の要約 (L2) です。決定は覆さず、未解決事項から続けてください。",
+		EN: "Below: approved decisions (L3), the recent summary (L1) and the daily summary (L2). Keep to the decisions and continue from the open loops.",
+	}
+	msgLeftOut = i18n.Msg{
+		JA: "（baton: 文字数の上限 %d のため省略: %s。MCP ツール decisions / session_log、`baton context show --route %s`、または <<FETCH>> タグで取得できます）",
+		EN: "(baton: left out to stay within %d characters: %s. Pull them with the MCP tools decisions / session_log, `baton context show --route %s`, or a <<FETCH>> tag.)",
+	}
+)
+
+func caseMsg(c Case) i18n.Msg {
+	switch c {
+	case CaseResume:
+		return i18n.Msg{JA: "セッションを再開しました。", EN: "The session was resumed."}
+	case CaseCompact:
+		return i18n.Msg{JA: "会話がトークン上限で圧縮されました。前の会話の細部は残っていません。", EN: "The conversation was compacted at the token limit; its details are gone."}
+	case CaseClear:
+		return i18n.Msg{JA: "会話が消去されました。", EN: "The conversation was cleared."}
+	case CaseSwitch:
+		return i18n.Msg{JA: "このルートを新しいセッション ID が引き継ぎました（アカウント切替など）。", EN: "A new session id took over this route (an account switch or similar)."}
+	case CaseCrash:
+		return i18n.Msg{JA: "前回の実行は正常に終了していません。", EN: "The previous run did not end normally."}
+	}
+	return i18n.Msg{JA: "新しいセッションの開始です。", EN: "A new session started."}
+}
+
+func headingMsg(l Layer) i18n.Msg {
+	switch l {
+	case L3:
+		return i18n.Msg{JA: "### 承認済みの決定 (L3)", EN: "### Approved decisions (L3)"}
+	case L1:
+		return i18n.Msg{JA: "### 直近の要約 (L1)", EN: "### Recent summary (L1)"}
+	}
+	return i18n.Msg{JA: "### 日次の要約 (L2)", EN: "### Daily summary (L2)"}
+}
+
+func leftCountMsg(l Layer) i18n.Msg {
+	switch l {
+	case L3:
+		return i18n.Msg{JA: "古い決定 %d 件", EN: "%d older decision(s)"}
+	case L1:
+		return i18n.Msg{JA: "直近の要約 %d 件", EN: "%d recent summary"}
+	}
+	return i18n.Msg{JA: "日次の要約 %d 件", EN: "%d daily summary"}
+}
+
+func pushLayout(route string, r Restart, o PushOptions) Layout {
+	lang := o.Lang
+	head := []string{msgPushHead.Format(lang, route), caseMsg(r.Case).In(lang)}
+	if r.Case == CaseCrash && r.Previous != "" {
+		head = append(head, msgCrashed.Format(lang, shortID(r.Previous), r.PreviousEvent, r.PreviousAt.In(o.Now.Location()).Format("2006-01-02 15:04")))
+	}
+	head = append(head, msgLayersBelow.In(lang))
+	headings := map[Layer]string{}
+	for _, l := range layerOrder {
+		headings[l] = headingMsg(l).In(lang)
+	}
+	return Layout{
+		Head:     strings.Join(head, "\n"),
+		Headings: headings,
+		Note: func(left map[Layer]int) string {
+			var parts []string
+			for _, l := range layerOrder {
+				if left[l] > 0 {
+					parts = append(parts, leftCountMsg(l).Format(lang, left[l]))
+				}
+			}
+			sep := ", "
+			if lang == i18n.JA {
+				sep = "、"
+			}
+			return msgLeftOut.Format(lang, o.Budget, strings.Join(parts, sep), route)
+		},
+	}
+}
+
+// Describe is a short description of a restart for logs and --json.
+func (r Restart) Describe() string {
+	if r.Previous == "" {
+		return string(r.Case)
+	}
+	return fmt.Sprintf("%s (previous %s %s)", r.Case, shortID(r.Previous), r.PreviousEvent)
+}
