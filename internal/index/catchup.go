@@ -1,0 +1,818 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/transcript"
+)
+
+// batchDocs is how many documents a catch-up writes per transaction.
+const batchDocs = 5000
+
+// headBytes is how much of a file's start is hashed to notice that it was
+// replaced.
+const headBytes = 1024
+
+// lock takes the catch-up lock file: waiting for it, or failing with ErrBusy.
+func (ix *Index) lock(ctx context.Context, wait bool) (func(), error) {
+	fl := flock.New(ix.path + ".lock")
+	var ok bool
+	var err error
+	if wait {
+		ok, err = fl.TryLockContext(ctx, 20*time.Millisecond)
+	} else {
+		ok, err = fl.TryLock()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock index: %w", err)
+	}
+	if !ok {
+		return nil, ErrBusy
+	}
+	return func() { fl.Unlock() }, nil
+}
+
+// source is what the index knows of one file.
+type source struct {
+	kind   string
+	offset int64
+	size   int64
+	mtime  int64
+	head   uint64
+	known  bool
+}
+
+// doc is one document to write.
+type doc struct {
+	kind                     Kind
+	source, ref              string
+	session                  string
+	ts                       time.Time
+	worktree, branch, file   string
+	issue                    int
+	event, tool, title, body string
+}
+
+// sessionAcc gathers what a batch says about a session.
+type sessionAcc struct {
+	worktree, branch, transcript string
+	first, last                  int64
+	records, prompts, tools      int
+}
+
+// writer holds a catch-up's open transaction.
+type writer struct {
+	ix       *Index
+	tx       *sql.Tx
+	ins      *sql.Stmt
+	insFTS   *sql.Stmt
+	n        int
+	sessions map[string]*sessionAcc
+	// recount are sessions whose transcript messages changed.
+	recount map[string]bool
+
+	progress    func(done, total int64)
+	done, total int64
+}
+
+// CatchUp reads what the sources gained since the last call. progress, when
+// not nil, is called now and then with the bytes read so far and the bytes
+// to read in all. It returns ErrBusy at once when another process is
+// catching up.
+func (ix *Index) CatchUp(ctx context.Context, progress func(done, total int64)) error {
+	unlock, err := ix.lock(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return ix.catchUp(ctx, progress)
+}
+
+// Rebuild empties the index and reads everything again, waiting for another
+// process's catch-up to end first.
+func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int64)) error {
+	if err := ix.Reset(ctx); err != nil {
+		return err
+	}
+	unlock, err := ix.lock(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return ix.catchUp(ctx, progress)
+}
+
+func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64)) error {
+	known, err := ix.sources(ctx)
+	if err != nil {
+		return err
+	}
+	w := &writer{ix: ix, sessions: map[string]*sessionAcc{}, recount: map[string]bool{}, progress: progress}
+	src := ix.opts.Sources
+	transcripts := ix.transcriptFiles(known)
+	layers := layerFiles(src.State.Context())
+	wholes := ix.wholeFiles()
+	if progress != nil {
+		w.total = ix.pending(known, transcripts, layers, wholes)
+		progress(0, w.total)
+	}
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		if w.tx != nil {
+			w.tx.Rollback()
+		}
+	}()
+	if src.State.Root != "" {
+		if err := w.journal(ctx, known[journalSource]); err != nil {
+			return err
+		}
+	}
+	for _, t := range transcripts {
+		if err := w.transcript(ctx, t, known[t.key]); err != nil {
+			return err
+		}
+	}
+	for _, l := range layers {
+		if err := w.layer(ctx, l, known[l.path]); err != nil {
+			return err
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range wholes {
+		seen[f.path] = true
+		if err := w.whole(ctx, f, known[f.path]); err != nil {
+			return err
+		}
+	}
+	// Whole files that are gone (a pending file emptied by a retry, a
+	// pruned run record) take their documents with them.
+	for p, s := range known {
+		if wholeKind(s.kind) && !seen[p] {
+			if err := w.drop(ctx, p); err != nil {
+				return err
+			}
+		}
+	}
+	return w.commit(ctx)
+}
+
+const journalSource = "journal"
+
+func (ix *Index) sources(ctx context.Context) (map[string]source, error) {
+	rows, err := ix.db.QueryContext(ctx, "SELECT path, kind, offset, size, mtime, head FROM sources")
+	if err != nil {
+		return nil, fmt.Errorf("catch up: %w", classify(err))
+	}
+	defer rows.Close()
+	out := map[string]source{}
+	for rows.Next() {
+		var p string
+		var s source
+		var head int64
+		if err := rows.Scan(&p, &s.kind, &s.offset, &s.size, &s.mtime, &head); err != nil {
+			return nil, fmt.Errorf("catch up: %w", classify(err))
+		}
+		s.head, s.known = uint64(head), true
+		out[p] = s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("catch up: %w", classify(err))
+	}
+	return out, nil
+}
+
+// pending estimates the bytes a catch-up reads, for the progress bar.
+func (ix *Index) pending(known map[string]source, transcripts []transcriptFile, layers []layerFile, wholes []wholeFile) int64 {
+	var total int64
+	add := func(path string, from int64) {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > from {
+			total += fi.Size() - from
+		}
+	}
+	if root := ix.opts.Sources.State.Root; root != "" {
+		var size int64
+		if fi, err := os.Stat(ix.opts.Sources.State.Journal()); err == nil {
+			size = fi.Size()
+		}
+		segs, _ := filepath.Glob(filepath.Join(ix.opts.Sources.State.Archive(), "auto-*"))
+		for _, s := range segs {
+			if fi, err := os.Stat(s); err == nil {
+				size += fi.Size()
+			}
+		}
+		total += max(0, size-known[journalSource].offset)
+	}
+	for _, t := range transcripts {
+		add(t.read, known[t.key].offset)
+	}
+	for _, l := range layers {
+		add(l.path, known[l.path].offset)
+	}
+	for _, f := range wholes {
+		if s := known[f.path]; !s.known {
+			add(f.path, 0)
+		}
+	}
+	return total
+}
+
+func (w *writer) advance(n int64) {
+	if w.progress == nil || n <= 0 {
+		return
+	}
+	w.done = min(w.done+n, w.total)
+	w.progress(w.done, w.total)
+}
+
+func (w *writer) begin(ctx context.Context) error {
+	tx, err := w.ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("catch up: %w", classify(err))
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO docs(kind, source, ref, session, ts, worktree, branch, file, issue, event, tool, title, body)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		tx.Rollback()
+		return fmt.Errorf("catch up: %w", classify(err))
+	}
+	insFTS, err := tx.PrepareContext(ctx, "INSERT INTO docs_fts(rowid, title, body) VALUES(?, ?, ?)")
+	if err != nil {
+		tx.Rollback()
+		return fmt.Errorf("catch up: %w", classify(err))
+	}
+	w.tx, w.ins, w.insFTS, w.n = tx, ins, insFTS, 0
+	return nil
+}
+
+// commit writes the sessions gathered and commits the transaction.
+func (w *writer) commit(ctx context.Context) error {
+	if err := w.flushSessions(ctx); err != nil {
+		return err
+	}
+	err := w.tx.Commit()
+	w.tx = nil
+	if err != nil {
+		return fmt.Errorf("catch up: %w", classify(err))
+	}
+	return nil
+}
+
+// maybeCommit commits and starts a new transaction once the batch is full;
+// save records the source's position first.
+func (w *writer) maybeCommit(ctx context.Context, save func() error) error {
+	if w.n < batchDocs {
+		return nil
+	}
+	if err := save(); err != nil {
+		return err
+	}
+	if err := w.commit(ctx); err != nil {
+		return err
+	}
+	return w.begin(ctx)
+}
+
+func (w *writer) add(ctx context.Context, d *doc) error {
+	var ts int64
+	if !d.ts.IsZero() {
+		ts = d.ts.UnixMilli()
+	}
+	res, err := w.ins.ExecContext(ctx, string(d.kind), d.source, d.ref, d.session, ts, d.worktree, d.branch, d.file, d.issue, d.event, d.tool, d.title, d.body)
+	if err != nil {
+		return fmt.Errorf("catch up: %w", classify(err))
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("catch up: %w", err)
+	}
+	if _, err := w.insFTS.ExecContext(ctx, id, segment(d.title), segment(d.body)); err != nil {
+		return fmt.Errorf("catch up: %w", classify(err))
+	}
+	w.n++
+	return nil
+}
+
+func (w *writer) saveSource(ctx context.Context, path, kind string, s source) error {
+	_, err := w.tx.ExecContext(ctx, `INSERT INTO sources(path, kind, offset, size, mtime, head) VALUES(?, ?, ?, ?, ?, ?)
+		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, offset = excluded.offset, size = excluded.size, mtime = excluded.mtime, head = excluded.head`,
+		path, kind, s.offset, s.size, s.mtime, int64(s.head))
+	if err != nil {
+		return fmt.Errorf("catch up: %w", classify(err))
+	}
+	return nil
+}
+
+// drop removes a source's documents and what is known of it.
+func (w *writer) drop(ctx context.Context, path string) error {
+	for _, q := range []string{
+		"DELETE FROM docs_fts WHERE rowid IN (SELECT id FROM docs WHERE source = ?)",
+		"DELETE FROM docs WHERE source = ?",
+		"DELETE FROM sources WHERE path = ?",
+	} {
+		if _, err := w.tx.ExecContext(ctx, q, path); err != nil {
+			return fmt.Errorf("catch up: %w", classify(err))
+		}
+	}
+	return nil
+}
+
+func (w *writer) session(id string) *sessionAcc {
+	a := w.sessions[id]
+	if a == nil {
+		a = &sessionAcc{}
+		w.sessions[id] = a
+	}
+	return a
+}
+
+func (a *sessionAcc) seen(ts time.Time) {
+	if ts.IsZero() {
+		return
+	}
+	ms := ts.UnixMilli()
+	if a.first == 0 || ms < a.first {
+		a.first = ms
+	}
+	a.last = max(a.last, ms)
+}
+
+func (w *writer) flushSessions(ctx context.Context) error {
+	for id, a := range w.sessions {
+		_, err := w.tx.ExecContext(ctx, `INSERT INTO sessions(id, worktree, branch, first, last, records, prompts, tools, transcript)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(id) DO UPDATE SET
+				worktree = CASE WHEN excluded.worktree != '' THEN excluded.worktree ELSE worktree END,
+				branch = CASE WHEN excluded.branch != '' THEN excluded.branch ELSE branch END,
+				transcript = CASE WHEN excluded.transcript != '' THEN excluded.transcript ELSE transcript END,
+				first = CASE WHEN first = 0 OR (excluded.first != 0 AND excluded.first < first) THEN excluded.first ELSE first END,
+				last = max(last, excluded.last),
+				records = records + excluded.records,
+				prompts = prompts + excluded.prompts,
+				tools = tools + excluded.tools`,
+			id, a.worktree, a.branch, a.first, a.last, a.records, a.prompts, a.tools, a.transcript)
+		if err != nil {
+			return fmt.Errorf("catch up: %w", classify(err))
+		}
+	}
+	clear(w.sessions)
+	for id := range w.recount {
+		_, err := w.tx.ExecContext(ctx, `UPDATE sessions SET messages = (SELECT count(*) FROM docs WHERE session = ?1 AND kind = 'transcript') WHERE id = ?1`, id)
+		if err != nil {
+			return fmt.Errorf("catch up: %w", classify(err))
+		}
+	}
+	clear(w.recount)
+	return nil
+}
+
+// journal reads the journal from where the last catch-up stopped. Its
+// Offsets stay valid across rotations; one outside the journal means it was
+// replaced, and it is read again from the start.
+func (w *writer) journal(ctx context.Context, known source) error {
+	j := journal.Open(w.ix.opts.Sources.State.Root, journal.Options{MaxSize: -1})
+	from := journal.Offset(known.offset)
+	last := from
+	save := func() error {
+		return w.saveSource(ctx, journalSource, journalSource, source{offset: int64(last)})
+	}
+	scan := func() (journal.Offset, error) {
+		return j.Scan(ctx, from, func(rec journal.Record, end journal.Offset) error {
+			if err := w.add(ctx, journalDoc(&rec, end)); err != nil {
+				return err
+			}
+			w.recordSession(&rec)
+			w.advance(int64(end - last))
+			last = end
+			return w.maybeCommit(ctx, save)
+		})
+	}
+	end, err := scan()
+	if errors.Is(err, journal.ErrOffset) {
+		if err := w.drop(ctx, journalSource); err != nil {
+			return err
+		}
+		from, last = 0, 0
+		end, err = scan()
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("catch up journal: %w", err)
+	}
+	last = end
+	return save()
+}
+
+func (w *writer) recordSession(rec *journal.Record) {
+	if rec.Session == "" {
+		return
+	}
+	a := w.session(rec.Session)
+	a.seen(rec.TS)
+	a.records++
+	if rec.Worktree != "" {
+		a.worktree = rec.Worktree
+	}
+	if rec.Branch != "" {
+		a.branch = rec.Branch
+	}
+	if rec.Transcript != "" {
+		a.transcript = rec.Transcript
+	}
+	switch rec.Event {
+	case "UserPromptSubmit":
+		a.prompts++
+	case "PostToolUse":
+		a.tools++
+	}
+}
+
+func journalDoc(rec *journal.Record, end journal.Offset) *doc {
+	title := rec.Event
+	if rec.Tool != "" {
+		title = strings.TrimSpace(title + " " + rec.Tool)
+	}
+	var body []string
+	for _, s := range []string{rec.Desc, rec.Prompt, rec.Message, rec.File, rec.Reason, rec.Source, rec.Trigger} {
+		if s != "" {
+			body = append(body, s)
+		}
+	}
+	return &doc{
+		kind: KindJournal, source: journalSource, ref: fmt.Sprintf("journal:%d", end),
+		session: rec.Session, ts: rec.TS, worktree: rec.Worktree, branch: rec.Branch,
+		file: rec.File, event: rec.Event, tool: rec.Tool, title: title, body: strings.Join(body, "\n"),
+	}
+}
+
+// transcriptFile is a transcript to read: key is its path as known to the
+// index, read the file read (the same, or an archived copy unpacked when
+// the original is gone).
+type transcriptFile struct {
+	key, read string
+	archived  string
+}
+
+// transcriptFiles lists the transcripts of every worktree, and the archived
+// ones whose original is gone and was never read.
+func (ix *Index) transcriptFiles(known map[string]source) []transcriptFile {
+	var out []transcriptFile
+	live := map[string]bool{}
+	for _, dir := range ix.opts.Sources.TranscriptDirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+				p := filepath.Join(dir, e.Name())
+				live[p] = true
+				out = append(out, transcriptFile{key: p, read: p})
+			}
+		}
+	}
+	if ix.opts.Sources.State.Root == "" {
+		return out
+	}
+	archive := ArchiveDir(ix.opts.Sources.State)
+	for _, dir := range ix.opts.Sources.TranscriptDirs {
+		key := filepath.Base(dir)
+		gzs, _ := filepath.Glob(filepath.Join(archive, key, "*.jsonl.gz"))
+		for _, gz := range gzs {
+			orig := filepath.Join(dir, strings.TrimSuffix(filepath.Base(gz), ".gz"))
+			if live[orig] || known[orig].known {
+				continue
+			}
+			out = append(out, transcriptFile{key: orig, read: gz, archived: gz})
+		}
+	}
+	return out
+}
+
+// stat returns a file's size, time and first bytes' hash.
+func stat(path string) (source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return source{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return source{}, err
+	}
+	s := source{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	buf := make([]byte, headBytes)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return source{}, err
+	}
+	h := fnv.New64a()
+	h.Write(buf[:n])
+	s.head = h.Sum64()
+	return s, nil
+}
+
+// transcript reads a transcript from where the last catch-up stopped, or
+// from the start when it shrank or its first bytes changed.
+func (w *writer) transcript(ctx context.Context, t transcriptFile, known source) error {
+	if t.archived != "" {
+		return w.archivedTranscript(ctx, t)
+	}
+	fi, err := os.Stat(t.read)
+	if err != nil {
+		return nil // gone since it was listed
+	}
+	if known.known && fi.Size() == known.size && fi.ModTime().UnixNano() == known.mtime {
+		return nil
+	}
+	cur, err := stat(t.read)
+	if err != nil {
+		return nil
+	}
+	from := known.offset
+	if known.known && (cur.size < known.offset || cur.head != known.head) {
+		if err := w.drop(ctx, t.key); err != nil {
+			return err
+		}
+		from = 0
+	}
+	return w.readTranscript(ctx, t.key, t.read, from, cur)
+}
+
+func (w *writer) readTranscript(ctx context.Context, key, path string, from int64, cur source) error {
+	session := strings.TrimSuffix(filepath.Base(key), ".jsonl")
+	last := from
+	save := func() error {
+		s := cur
+		s.offset = last
+		return w.saveSource(ctx, key, string(KindTranscript), s)
+	}
+	a := w.session(session)
+	a.transcript = key
+	w.recount[session] = true
+	end, err := transcript.Read(ctx, path, from, func(m *transcript.Message) error {
+		w.advance(m.End - last)
+		last = m.End
+		d := transcriptDoc(key, session, m)
+		if d.body == "" {
+			return w.maybeCommit(ctx, save)
+		}
+		if err := w.add(ctx, d); err != nil {
+			return err
+		}
+		w.session(session).seen(m.Timestamp)
+		w.recount[session] = true
+		return w.maybeCommit(ctx, save)
+	})
+	if errors.Is(err, transcript.ErrOffset) || errors.Is(err, fs.ErrNotExist) {
+		return nil // replaced or removed while read: next time
+	}
+	if err != nil {
+		return fmt.Errorf("catch up transcript: %w", err)
+	}
+	w.advance(end - last)
+	last = end
+	return save()
+}
+
+// maxToolText is how much of a tool's input or result a transcript document
+// keeps.
+const maxToolText = 1000
+
+func transcriptDoc(key, session string, m *transcript.Message) *doc {
+	var body []string
+	var tools []string
+	for _, b := range m.Blocks {
+		switch b.Type {
+		case transcript.TextBlock:
+			if strings.TrimSpace(b.Text) != "" {
+				body = append(body, b.Text)
+			}
+		case transcript.ToolUseBlock:
+			tools = append(tools, b.Name)
+			body = append(body, b.Name+" "+cut(b.Input, maxToolText))
+		case transcript.ToolResultBlock:
+			if b.Text != "" {
+				body = append(body, cut(b.Text, maxToolText))
+			}
+		}
+	}
+	return &doc{
+		kind: KindTranscript, source: key, ref: fmt.Sprintf("%s:%d", key, m.Offset),
+		session: session, ts: m.Timestamp, event: m.Role, tool: strings.Join(tools, ","),
+		title: m.Role, body: redact.Redact(strings.Join(body, "\n")),
+	}
+}
+
+// archivedTranscript reads the archived copy of a transcript whose original
+// is gone: unpacked to a temporary file, then read as the original was.
+func (w *writer) archivedTranscript(ctx context.Context, t transcriptFile) error {
+	tmp, err := os.CreateTemp(filepath.Dir(w.ix.path), ".transcript-*.jsonl")
+	if err != nil {
+		return fmt.Errorf("catch up archived transcript: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := unpack(t.archived, tmp); err != nil {
+		return nil // a damaged archive is skipped; `baton archive` rewrites it
+	}
+	cur, err := stat(tmp.Name())
+	if err != nil {
+		return fmt.Errorf("catch up archived transcript: %w", err)
+	}
+	return w.readTranscript(ctx, t.key, tmp.Name(), 0, cur)
+}
+
+// layerFile is a JSON-lines context layer.
+type layerFile struct {
+	path string
+	kind string // l1, l2, decisions
+}
+
+// layerFiles lists every route's layer files and archived decisions.
+func layerFiles(dir string) []layerFile {
+	if dir == "" {
+		return nil
+	}
+	var out []layerFile
+	for _, d := range []string{dir, filepath.Join(dir, "archive")} {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			for _, k := range []string{"l1", "l2", "decisions"} {
+				if name == k+".jsonl" || strings.HasSuffix(name, "-"+k+".jsonl") {
+					out = append(out, layerFile{path: filepath.Join(d, name), kind: k})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// layer reads a layer file from the end of the last line read. Layers are
+// appended to, but archiving decisions rewrites the active log: a file that
+// shrank or changed at its start is read again.
+func (w *writer) layer(ctx context.Context, l layerFile, known source) error {
+	fi, err := os.Stat(l.path)
+	if err != nil || (known.known && fi.Size() == known.size && fi.ModTime().UnixNano() == known.mtime) {
+		return nil
+	}
+	cur, err := stat(l.path)
+	if err != nil {
+		return nil
+	}
+	from := known.offset
+	if known.known && (cur.size < known.offset || cur.head != known.head) {
+		if err := w.drop(ctx, l.path); err != nil {
+			return err
+		}
+		from = 0
+	}
+	route := layerRoute(filepath.Base(l.path), l.kind)
+	end, err := readLines(ctx, l.path, from, func(line []byte, off int64) error {
+		d := layerDoc(l, route, line, off)
+		if d == nil {
+			return nil
+		}
+		return w.add(ctx, d)
+	})
+	if err != nil {
+		return fmt.Errorf("catch up %s: %w", l.path, err)
+	}
+	w.advance(end - from)
+	cur.offset = end
+	return w.saveSource(ctx, l.path, "layer", cur)
+}
+
+func layerRoute(name, kind string) string {
+	if r, ok := strings.CutSuffix(name, "-"+kind+".jsonl"); ok {
+		return r
+	}
+	return "default"
+}
+
+// readLines calls fn with each complete line of path from the offset from
+// and returns the offset just past the last one.
+func readLines(ctx context.Context, path string, from int64, fn func(line []byte, off int64) error) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return from, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return from, err
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	off := from
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: gather it whole.
+			rest, err2 := r.ReadBytes('\n')
+			line = append(slices.Clone(line), rest...)
+			err = err2
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return off, nil // a partial last line waits for its end
+			}
+			return off, err
+		}
+		if err := ctx.Err(); err != nil {
+			return off, err
+		}
+		if err := fn(bytes.TrimSpace(line), off); err != nil {
+			return off, err
+		}
+		off += int64(len(line))
+	}
+}
+
+// wholeFile is a small file read whole whenever it changes.
+type wholeFile struct {
+	path string
+	kind string // pending, run, debate
+}
+
+func wholeKind(k string) bool { return k == "pending" || k == "run" || k == "debate" }
+
+func (ix *Index) wholeFiles() []wholeFile {
+	var out []wholeFile
+	src := ix.opts.Sources
+	if src.State.Root != "" {
+		ps, _ := filepath.Glob(filepath.Join(src.State.Sessions(), "*.pending-decisions.json"))
+		for _, p := range ps {
+			out = append(out, wholeFile{path: p, kind: "pending"})
+		}
+	}
+	if src.WorkerDir != "" {
+		rs, _ := filepath.Glob(filepath.Join(src.WorkerDir, "runs", "*.json"))
+		for _, p := range rs {
+			out = append(out, wholeFile{path: p, kind: "run"})
+		}
+	}
+	if src.DebatesDir != "" {
+		ds, _ := filepath.Glob(filepath.Join(src.DebatesDir, "*.md"))
+		for _, p := range ds {
+			out = append(out, wholeFile{path: p, kind: "debate"})
+		}
+	}
+	return out
+}
+
+// whole reads a small file again when its size or time changed, replacing
+// its documents.
+func (w *writer) whole(ctx context.Context, f wholeFile, known source) error {
+	fi, err := os.Stat(f.path)
+	if err != nil || (known.known && fi.Size() == known.size && fi.ModTime().UnixNano() == known.mtime) {
+		return nil
+	}
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		return nil
+	}
+	if known.known {
+		if err := w.drop(ctx, f.path); err != nil {
+			return err
+		}
+	}
+	var docs []*doc
+	switch f.kind {
+	case "pending":
+		docs = pendingDocs(f.path, data)
+	case "run":
+		docs = runDocs(f.path, data)
+	case "debate":
+		docs = debateDocs(f.path, data, fi.ModTime())
+	}
+	for _, d := range docs {
+		if err := w.add(ctx, d); err != nil {
+			return err
+		}
+	}
+	w.advance(fi.Size())
+	return w.saveSource(ctx, f.path, f.kind, source{size: fi.Size(), mtime: fi.ModTime().UnixNano()})
+}

@@ -1,0 +1,257 @@
+package index
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/baton-cli/baton/internal/debate"
+	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/worker"
+)
+
+// The layer and decision files are decoded here by their JSON fields (the
+// formats package recall and package decision write), so that a field this
+// version does not know never stops the index.
+
+// recentEntry is an L1 line.
+type recentEntry struct {
+	TS        time.Time `json:"ts"`
+	Route     string    `json:"route"`
+	Session   string    `json:"session"`
+	Trigger   string    `json:"trigger"`
+	Goal      string    `json:"goal"`
+	Actions   []string  `json:"recent_actions"`
+	OpenLoops []string  `json:"open_loops"`
+}
+
+// dailyEntry is an L2 line.
+type dailyEntry struct {
+	TS        time.Time `json:"ts"`
+	Route     string    `json:"route"`
+	Date      string    `json:"date"`
+	Goal      string    `json:"daily_goal"`
+	Threads   []string  `json:"threads_engaged"`
+	Decisions []string  `json:"decisions_made"`
+	Pending   []string  `json:"pending_tasks"`
+}
+
+// decisionEntry is a line of the approved-decision log.
+type decisionEntry struct {
+	Date    string    `json:"date"`
+	TS      time.Time `json:"ts"`
+	Slug    string    `json:"slug"`
+	Summary string    `json:"summary"`
+	Source  string    `json:"source"`
+	Issue   int       `json:"issue"`
+	Thread  string    `json:"thread"`
+	Session string    `json:"session"`
+	Scope   string    `json:"scope"`
+	Route   string    `json:"route"`
+}
+
+func layerDoc(l layerFile, route string, line []byte, off int64) *doc {
+	ref := fmt.Sprintf("%s:%d", l.path, off)
+	switch l.kind {
+	case "l1":
+		var e recentEntry
+		if json.Unmarshal(line, &e) != nil {
+			return nil
+		}
+		body := joinLines(append(append([]string{e.Goal}, e.Actions...), e.OpenLoops...)...)
+		return &doc{kind: KindSummary, source: l.path, ref: ref, session: e.Session, ts: e.TS,
+			event: "l1", title: "L1 " + firstNonEmpty(e.Route, route) + ": " + e.Goal, body: body}
+	case "l2":
+		var e dailyEntry
+		if json.Unmarshal(line, &e) != nil {
+			return nil
+		}
+		parts := append([]string{e.Goal}, e.Threads...)
+		parts = append(append(parts, e.Decisions...), e.Pending...)
+		return &doc{kind: KindSummary, source: l.path, ref: ref, ts: e.TS,
+			event: "l2", title: "L2 " + firstNonEmpty(e.Route, route) + " " + e.Date + ": " + e.Goal, body: joinLines(parts...)}
+	default:
+		var e decisionEntry
+		if json.Unmarshal(line, &e) != nil || e.Summary == "" {
+			return nil
+		}
+		ts := e.TS
+		if ts.IsZero() {
+			ts, _ = time.Parse(time.DateOnly, e.Date)
+		}
+		title := e.Slug
+		if title == "" {
+			title = e.Summary
+		}
+		return &doc{kind: KindDecision, source: l.path, ref: ref, session: e.Session, ts: ts, issue: e.Issue,
+			event: "approved", title: title, body: joinLines(e.Summary, e.Source, e.Scope)}
+	}
+}
+
+// pendingFile is sessions/<id>.pending-decisions.json.
+type pendingFile struct {
+	Entries []struct {
+		SavedAt   string `json:"saved_at"`
+		Issue     int    `json:"issue_number"`
+		Decisions []struct {
+			Candidate struct {
+				Slug         string `json:"slug"`
+				What         string `json:"what"`
+				Why          string `json:"why"`
+				Alternatives string `json:"alternatives"`
+				Consequences string `json:"consequences"`
+			} `json:"candidate"`
+			FinalScope string `json:"final_scope"`
+		} `json:"decisions"`
+	} `json:"entries"`
+}
+
+func pendingDocs(path string, data []byte) []*doc {
+	var pf pendingFile
+	if json.Unmarshal(data, &pf) != nil {
+		return nil
+	}
+	session := strings.TrimSuffix(filepath.Base(path), ".pending-decisions.json")
+	var out []*doc
+	for i, e := range pf.Entries {
+		ts, _ := time.Parse(time.RFC3339, e.SavedAt)
+		for j, d := range e.Decisions {
+			c := d.Candidate
+			out = append(out, &doc{kind: KindDecision, source: path, ref: fmt.Sprintf("%s:%d:%d", path, i, j),
+				session: session, ts: ts, issue: e.Issue, event: "pending", title: c.Slug,
+				body: joinLines(c.What, c.Why, c.Alternatives, c.Consequences, d.FinalScope)})
+		}
+	}
+	return out
+}
+
+func runDocs(path string, data []byte) []*doc {
+	var r worker.Record
+	if json.Unmarshal(data, &r) != nil || r.ID == "" {
+		return nil
+	}
+	parts := []string{r.Summary, string(r.Category), r.State, r.Step, r.Branch, r.ResumeNote}
+	if r.PullRequest != nil {
+		parts = append(parts, r.PullRequest.URL)
+	}
+	parts = append(parts, r.Errors...)
+	for _, a := range r.Attempts {
+		if a.Result != nil {
+			parts = append(parts, cut(a.Result.Result, maxToolText))
+		}
+		parts = append(parts, cut(a.Stderr, maxToolText), a.Error)
+	}
+	var session string
+	for _, a := range r.Attempts {
+		if a.Result != nil && a.Result.SessionID != "" {
+			session = a.Result.SessionID
+		}
+	}
+	return []*doc{{kind: KindRun, source: path, ref: r.ID, session: session, ts: r.StartedAt, issue: r.Issue,
+		branch: r.Branch, worktree: r.Worktree, event: r.State, tool: string(r.Category),
+		title: fmt.Sprintf("%s#%d %s", r.Repo, r.Issue, r.Title), body: redact.Redact(joinLines(parts...))}}
+}
+
+func debateDocs(path string, data []byte, mtime time.Time) []*doc {
+	name := strings.TrimSuffix(filepath.Base(path), ".md")
+	id, role := name, "main"
+	for _, side := range []string{"pro", "con"} {
+		if base, ok := strings.CutSuffix(name, "-"+side); ok && debate.ValidID(base) == nil {
+			id, role = base, side
+		}
+	}
+	if debate.ValidID(id) != nil {
+		return nil
+	}
+	title := id
+	if role == "main" {
+		if s, err := debate.Parse(id, data); err == nil {
+			title = s.Topic + " (" + string(s.Status) + ")"
+		}
+	} else {
+		title = id + " " + role
+	}
+	return []*doc{{kind: KindDebate, source: path, ref: id + ":" + role, ts: mtime, event: role,
+		title: title, body: redact.Redact(string(data))}}
+}
+
+// unpack writes the decompressed contents of the gzip file path to w.
+func unpack(path string, w io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, zr)
+	return err
+}
+
+func joinLines(parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// cut keeps at most n bytes of s, on a character boundary, marking a cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// spaced reports characters that are indexed one by one: scripts written
+// without spaces between words.
+func spaced(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 'ー'
+}
+
+// segment puts spaces around every character of a script written without
+// spaces, so that the tokenizer makes each one a token and a phrase of them
+// finds any run of characters.
+func segment(s string) string {
+	i := strings.IndexFunc(s, spaced)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) * 2)
+	b.WriteString(s[:i])
+	for _, r := range s[i:] {
+		if spaced(r) {
+			b.WriteByte(' ')
+			b.WriteRune(r)
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,374 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/state"
+)
+
+var t0 = time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)
+
+type fixture struct {
+	state       state.Dir
+	transcripts string
+	j           *journal.Journal
+	src         Sources
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	root := t.TempDir()
+	f := &fixture{state: state.Dir{Root: filepath.Join(root, "state")}, transcripts: filepath.Join(root, "projects", "-repo")}
+	for _, d := range []string{f.state.Root, f.transcripts} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.j = journal.Open(f.state.Root, journal.Options{MaxSize: -1})
+	f.src = Sources{State: f.state, TranscriptDirs: []string{f.transcripts}}
+	return f
+}
+
+func (f *fixture) open(t *testing.T) *Index {
+	t.Helper()
+	ix, err := Open(context.Background(), f.state.Index(), Options{Sources: f.src, Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func (f *fixture) record(t *testing.T, recs ...journal.Record) {
+	t.Helper()
+	if err := f.j.Append(recs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func msgLine(role, ts, text string) string {
+	return fmt.Sprintf(`{"type":%q,"uuid":"u","timestamp":%q,"sessionId":"s1","message":{"role":%q,"content":[{"type":"text","text":%q}]}}`, role, ts, role, text)
+}
+
+func search(t *testing.T, ix *Index, q Query) *Results {
+	t.Helper()
+	if err := ix.CatchUp(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatalf("search %q: %v", q.Text, err)
+	}
+	return r
+}
+
+func refs(r *Results) string {
+	var s []string
+	for _, h := range r.Hits {
+		s = append(s, string(h.Kind)+":"+h.Title)
+	}
+	return strings.Join(s, " | ")
+}
+
+func TestSearchKinds(t *testing.T) {
+	f := newFixture(t)
+	f.record(t,
+		journal.Record{TS: t0, Event: "UserPromptSubmit", Session: "s1", Worktree: "/repo", Branch: "main", Prompt: "CSV の出力を直して"},
+		journal.Record{TS: t0.Add(time.Second), Event: "PostToolUse", Session: "s1", Tool: "Edit", File: "/repo/internal/export/csv.go"},
+	)
+	if err := os.WriteFile(filepath.Join(f.transcripts, "s1.jsonl"), []byte(
+		msgLine("user", "2026-09-01T10:00:00.000Z", "please fix the exporter")+"\n"+
+			msgLine("assistant", "2026-09-01T10:00:05.000Z", "The streaming writer now flushes every row.")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctxDir := f.state.Context()
+	os.MkdirAll(ctxDir, 0o755)
+	os.WriteFile(filepath.Join(ctxDir, "decisions.jsonl"), []byte(`{"date":"2026-09-01","slug":"stream-csv","summary":"Write CSV rows as a stream","issue":12,"session":"s1"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(ctxDir, "l1.jsonl"), []byte(`{"ts":"2026-09-01T11:00:00Z","route":"default","session":"s1","goal":"export CSV","recent_actions":["rewrote the writer"],"open_loops":["benchmark"]}`+"\n"), 0o644)
+	ix := f.open(t)
+
+	tests := []struct {
+		name  string
+		q     Query
+		want  string
+		total int
+	}{
+		{name: "journal Japanese by a run of characters", q: Query{Text: "出力"}, want: "journal:UserPromptSubmit", total: 1},
+		{name: "path as a phrase", q: Query{Text: "export/csv.go"}, want: "journal:PostToolUse Edit", total: 1},
+		{name: "transcript", q: Query{Text: "streaming writer"}, want: "transcript:assistant", total: 1},
+		{name: "decision", q: Query{Text: "stream*", Kinds: []Kind{KindDecision}}, want: "decision:stream-csv", total: 1},
+		{name: "summary", q: Query{Text: "benchmark"}, want: "summary:L1 default: export CSV", total: 1},
+		{name: "kind filter drops others", q: Query{Text: "writer", Kinds: []Kind{KindSummary}}, want: "summary:L1 default: export CSV", total: 1},
+		{name: "since drops older", q: Query{Text: "writer", Since: t0.Add(30 * time.Minute)}, want: "summary:L1 default: export CSV", total: 1},
+		{name: "OR", q: Query{Text: "exporter OR benchmark"}, total: 2},
+		{name: "nothing", q: Query{Text: "kubernetes"}, want: "", total: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := search(t, ix, tt.q)
+			if r.Total != tt.total {
+				t.Errorf("total = %d (%s); want %d", r.Total, refs(r), tt.total)
+			}
+			if tt.want != "" && refs(r) != tt.want {
+				t.Errorf("hits = %s; want %s", refs(r), tt.want)
+			}
+		})
+	}
+
+	r := search(t, ix, Query{Text: "streaming"})
+	if got := r.Hits[0].Marked("«", "»"); !strings.Contains(got, "«streaming»") {
+		t.Errorf("snippet = %q; want «streaming» marked", got)
+	}
+}
+
+func TestSearchQueryErrors(t *testing.T) {
+	ix := newFixture(t).open(t)
+	for _, q := range []string{`"unclosed`, `foo AND`, `(foo`, `*`, ``, `NOT`} {
+		t.Run(q, func(t *testing.T) {
+			_, err := ix.Search(context.Background(), Query{Text: q})
+			if !errors.Is(err, ErrQuery) {
+				t.Errorf("Search(%q) = %v; want ErrQuery", q, err)
+			}
+		})
+	}
+}
+
+func TestCatchUpIncremental(t *testing.T) {
+	f := newFixture(t)
+	ix := f.open(t)
+	f.record(t, journal.Record{TS: t0, Event: "Stop", Session: "s1", Message: "alpha"})
+	if r := search(t, ix, Query{Text: "alpha"}); r.Total != 1 {
+		t.Fatalf("alpha: %d hits; want 1", r.Total)
+	}
+	f.record(t, journal.Record{TS: t0, Event: "Stop", Session: "s1", Message: "alpha beta"})
+	if r := search(t, ix, Query{Text: "alpha"}); r.Total != 2 {
+		t.Errorf("alpha after append: %d hits; want 2 (no record read twice)", r.Total)
+	}
+
+	// A transcript that is replaced by a shorter one is read again.
+	p := filepath.Join(f.transcripts, "s2.jsonl")
+	os.WriteFile(p, []byte(msgLine("user", "2026-09-01T10:00:00.000Z", "gamma one")+"\n"+msgLine("user", "2026-09-01T10:00:01.000Z", "gamma two")+"\n"), 0o644)
+	if r := search(t, ix, Query{Text: "gamma"}); r.Total != 2 {
+		t.Fatalf("gamma: %d hits; want 2", r.Total)
+	}
+	os.WriteFile(p, []byte(msgLine("user", "2026-09-01T10:00:00.000Z", "delta")+"\n"), 0o644)
+	if r := search(t, ix, Query{Text: "gamma"}); r.Total != 0 {
+		t.Errorf("gamma after replacement: %d hits; want 0", r.Total)
+	}
+	if r := search(t, ix, Query{Text: "delta"}); r.Total != 1 {
+		t.Errorf("delta after replacement: %d hits; want 1", r.Total)
+	}
+	// Same size, other first line: replaced too.
+	os.WriteFile(p, []byte(msgLine("user", "2026-09-01T10:00:00.000Z", "omega")+"\n"), 0o644)
+	if r := search(t, ix, Query{Text: "delta OR omega"}); r.Total != 1 || r.Hits[0].Snippet == nil || !strings.Contains(r.Hits[0].Marked("[", "]"), "[omega]") {
+		t.Errorf("after same-size replacement: %d hits %s; want only omega", r.Total, refs(r))
+	}
+}
+
+// Malformed transcript lines are skipped; the good ones around them count.
+func TestCatchUpMalformedTranscript(t *testing.T) {
+	f := newFixture(t)
+	os.WriteFile(filepath.Join(f.transcripts, "s3.jsonl"), []byte(
+		msgLine("user", "2026-09-01T10:00:00.000Z", "kappa first")+"\n"+
+			`{"type":"user","message":{"content":"kappa torn`+"\n"+
+			"\x00\x01 binary junk\n"+
+			msgLine("assistant", "2026-09-01T10:00:02.000Z", "kappa last")+"\n"+
+			`{"type":"assistant","message":{"content":"kappa partial`), 0o644)
+	ix := f.open(t)
+	if r := search(t, ix, Query{Text: "kappa"}); r.Total != 2 {
+		t.Errorf("kappa: %d hits (%s); want 2", r.Total, refs(r))
+	}
+}
+
+// A journal rotated between and during catch-ups loses and repeats nothing.
+func TestCatchUpJournalRotation(t *testing.T) {
+	f := newFixture(t)
+	j := journal.Open(f.state.Root, journal.Options{MaxSize: 2048})
+	ix := f.open(t)
+	add := func(i int) {
+		if err := j.Append(journal.Record{TS: t0, Event: "Stop", Session: "s1", Message: fmt.Sprintf("rotor number%d %s", i, strings.Repeat("x", 200))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 30 {
+		add(i)
+	}
+	if r := search(t, ix, Query{Text: "rotor"}); r.Total != 30 {
+		t.Fatalf("after 30 records: %d; want 30", r.Total)
+	}
+	// Records appended (and rotations made) while a catch-up runs are for
+	// the next one: the progress callback appends.
+	n := 30
+	err := ix.CatchUp(context.Background(), func(done, total int64) {
+		if n < 60 {
+			add(n)
+			n++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		add(n)
+		n++
+	}
+	r := search(t, ix, Query{Text: "rotor"})
+	if r.Total != n {
+		t.Errorf("after rotations: %d; want %d", r.Total, n)
+	}
+	segs, _ := filepath.Glob(filepath.Join(f.state.Archive(), "auto-*"))
+	if len(segs) < 2 {
+		t.Errorf("journal rotated %d times; want several", len(segs))
+	}
+}
+
+func TestOpenCorrupt(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(path string) error
+	}{
+		{name: "not a database", write: func(p string) error { return os.WriteFile(p, []byte("this is not sqlite at all"), 0o644) }},
+		{name: "damaged pages", write: func(p string) error {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for i := 4096; i < len(b); i += 97 {
+				b[i] ^= 0x5a
+			}
+			return os.WriteFile(p, b, 0o644)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.record(t, journal.Record{TS: t0, Event: "Stop", Session: "s1", Message: "survivor"})
+			ix := f.open(t)
+			if err := ix.CatchUp(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ix.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+				t.Fatal(err)
+			}
+			ix.Close()
+			if err := tt.write(f.state.Index()); err != nil {
+				t.Fatal(err)
+			}
+			ix2 := f.open(t)
+			if ix2.Moved == "" {
+				t.Fatal("damaged index not moved aside")
+			}
+			if _, err := os.Stat(ix2.Moved); err != nil {
+				t.Errorf("moved file: %v", err)
+			}
+			if r := search(t, ix2, Query{Text: "survivor"}); r.Total != 1 {
+				t.Errorf("after rebuild: %d hits; want 1", r.Total)
+			}
+		})
+	}
+}
+
+func TestSearchPaging(t *testing.T) {
+	f := newFixture(t)
+	var recs []journal.Record
+	for i := range 1200 {
+		recs = append(recs, journal.Record{TS: t0.Add(time.Duration(i) * time.Second), Event: "Stop", Session: "s1", Message: fmt.Sprintf("paging item%04d", i)})
+	}
+	f.record(t, recs...)
+	ix := f.open(t)
+	seen := map[string]bool{}
+	for off := 0; ; off += MaxLimit {
+		r := search(t, ix, Query{Text: "paging", Limit: 10_000, Offset: off})
+		if r.Total != 1200 {
+			t.Fatalf("total = %d; want 1200", r.Total)
+		}
+		if len(r.Hits) > MaxLimit {
+			t.Fatalf("page of %d; want at most %d", len(r.Hits), MaxLimit)
+		}
+		if len(r.Hits) == 0 {
+			break
+		}
+		for _, h := range r.Hits {
+			if seen[h.Ref] {
+				t.Fatalf("hit %s on two pages", h.Ref)
+			}
+			seen[h.Ref] = true
+		}
+	}
+	if len(seen) != 1200 {
+		t.Errorf("paged through %d hits; want 1200", len(seen))
+	}
+}
+
+func TestSessions(t *testing.T) {
+	f := newFixture(t)
+	f.record(t,
+		journal.Record{TS: t0, Event: "SessionStart", Session: "s1", Worktree: "/repo", Branch: "main", Transcript: filepath.Join(f.transcripts, "s1.jsonl")},
+		journal.Record{TS: t0.Add(time.Minute), Event: "UserPromptSubmit", Session: "s1", Worktree: "/repo", Branch: "main", Prompt: "do it"},
+		journal.Record{TS: t0.Add(2 * time.Minute), Event: "PostToolUse", Session: "s1", Worktree: "/repo", Branch: "main", Tool: "Edit", File: "/repo/a.go"},
+		journal.Record{TS: t0.Add(time.Hour), Event: "SessionStart", Session: "s2", Worktree: "/repo-wt", Branch: "feat/1-x"},
+	)
+	os.WriteFile(filepath.Join(f.transcripts, "s1.jsonl"), []byte(
+		`{"type":"assistant","uuid":"u","timestamp":"2026-09-01T10:01:30.000Z","sessionId":"s1","requestId":"r","message":{"id":"msg_1","model":"m","role":"assistant","content":[{"type":"text","text":"done"}],"usage":{"input_tokens":7,"output_tokens":3}}}`+"\n"), 0o644)
+	ix := f.open(t)
+	if err := ix.CatchUp(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := ix.Sessions(context.Background(), SessionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != 2 || ss[0].ID != "s2" || ss[1].ID != "s1" {
+		t.Fatalf("sessions = %+v; want s2 then s1", ss)
+	}
+	s1 := ss[1]
+	if s1.Records != 3 || s1.Prompts != 1 || s1.Tools != 1 || s1.Messages != 1 || s1.Branch != "main" || !s1.First.Equal(t0) {
+		t.Errorf("s1 = %+v; want 3 records, 1 prompt, 1 tool, 1 message on main from %v", s1, t0)
+	}
+	if got, _ := ix.Sessions(context.Background(), SessionFilter{Branch: "feat/1-x"}); len(got) != 1 || got[0].ID != "s2" {
+		t.Errorf("branch filter = %+v; want s2", got)
+	}
+	d, err := ix.SessionDetail(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Records) != 3 || len(d.Prompts) != 1 || d.Tools["Edit"] != 1 || len(d.Files) != 1 || len(d.Messages) != 1 {
+		t.Errorf("detail = %+v", d)
+	}
+	if d.Usage == nil || d.Usage.Total.Input != 7 || d.Usage.Total.Output != 3 {
+		t.Errorf("usage = %+v; want 7 in, 3 out", d.Usage)
+	}
+	if _, err := ix.SessionDetail(context.Background(), "nope"); !errors.Is(err, ErrNoSession) {
+		t.Errorf("unknown session: %v; want ErrNoSession", err)
+	}
+}
+
+func TestArchiveTranscripts(t *testing.T) {
+	f := newFixture(t)
+	p := filepath.Join(f.transcripts, "s1.jsonl")
+	os.WriteFile(p, []byte(msgLine("user", "2026-09-01T10:00:00.000Z", "archived words")+"\n"), 0o644)
+	dest := ArchiveDir(f.state)
+	res, err := ArchiveTranscripts(context.Background(), []string{f.transcripts}, dest)
+	if err != nil || len(res.Copied) != 1 {
+		t.Fatalf("first archive: %+v, %v; want one copied", res, err)
+	}
+	res, err = ArchiveTranscripts(context.Background(), []string{f.transcripts}, dest)
+	if err != nil || len(res.Copied) != 0 || res.Unchanged != 1 {
+		t.Fatalf("second archive: %+v, %v; want one unchanged", res, err)
+	}
+	// The original goes (Claude Code's cleanup); a rebuilt index still
+	// finds it, from the archive.
+	os.Remove(p)
+	ix := f.open(t)
+	if r := search(t, ix, Query{Text: "archived"}); r.Total != 1 {
+		t.Errorf("from the archive: %d hits; want 1", r.Total)
+	}
+}
