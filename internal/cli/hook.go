@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/decision"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/state"
@@ -96,7 +97,7 @@ func (o *HookOptions) providers() []hook.Provider {
 	}
 	// The resume briefing comes first; when there is none it gives way to
 	// the status line, which would only repeat it.
-	return []hook.Provider{startBriefing(o.Factory)}
+	return []hook.Provider{startBriefing(o.Factory), decision.PendingReviewProvider{}}
 }
 
 var recordingMsg = i18n.Msg{

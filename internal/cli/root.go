@@ -51,6 +51,8 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdWorker(f, nil),
 		NewCmdIssue(f),
 		NewCmdServe(f, nil),
+		NewCmdDecisions(f, nil),
+		NewCmdSessionCloser(f),
 		NewCmdVersion(f),
 	)
 	return root
