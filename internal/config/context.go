@@ -43,9 +43,6 @@ type Context struct {
 	// MaxTags is how many <<FETCH>> tags one `baton fetch` call serves
 	// (default 5, at most 20); the rest get an error entry.
 	MaxTags int `yaml:"max_tags"`
-	// Tracker is where issue_body reads issues: auto (GitHub when it can be
-	// reached with a token, else the local tracker), github or local.
-	Tracker string `yaml:"tracker"`
 	// SlackChannel is the channel thread_history reads when a request
 	// names none.
 	SlackChannel string `yaml:"slack_channel"`
@@ -191,15 +188,6 @@ func (c *Config) ContextMaxTags() int {
 	return DefaultContextMaxTags
 }
 
-// ContextTracker returns where issue_body reads issues: auto, github or
-// local.
-func (c *Config) ContextTracker() string {
-	if c.Context.Tracker != "" {
-		return c.Context.Tracker
-	}
-	return "auto"
-}
-
 // ContextSummarizer returns the summarizer settings of layer ("l1", "l2"
 // or "l3") with the defaults applied.
 func (c *Config) ContextSummarizer(layer string) Summarizer {
@@ -246,8 +234,6 @@ func (x *Context) validate() error {
 		return fmt.Errorf("config: context.max_depth must be between 1 and %d", maxContextDepth)
 	case x.MaxTags < 0 || x.MaxTags > maxContextTags:
 		return fmt.Errorf("config: context.max_tags must be between 1 and %d", maxContextTags)
-	case x.Tracker != "" && !slices.Contains([]string{"auto", "github", "local"}, x.Tracker):
-		return fmt.Errorf("config: context.tracker %q must be auto, github or local", x.Tracker)
 	}
 	for i, p := range x.ApprovalPhrases {
 		if p == "" {

@@ -28,8 +28,8 @@ func TestContextSettings(t *testing.T) {
 				if got := c.ContextDailyTokens("default"); got != DefaultContextDailyTokens {
 					t.Errorf("ContextDailyTokens = %d; want %d", got, DefaultContextDailyTokens)
 				}
-				if c.ContextMaxDepth() != 50 || c.ContextMaxTags() != 5 || c.ContextTracker() != "auto" {
-					t.Errorf("depth %d tags %d tracker %q; want 50, 5, auto", c.ContextMaxDepth(), c.ContextMaxTags(), c.ContextTracker())
+				if c.ContextMaxDepth() != 50 || c.ContextMaxTags() != 5 {
+					t.Errorf("depth %d tags %d; want 50, 5", c.ContextMaxDepth(), c.ContextMaxTags())
 				}
 				if got := c.ContextSummarizer("l2"); got.Use != "extractive" || got.MaxTokens != 1024 || got.Timeout != 2*time.Minute {
 					t.Errorf("ContextSummarizer(l2) = %+v; want extractive with defaults", got)
@@ -102,13 +102,13 @@ func TestContextSettingsInvalid(t *testing.T) {
 		{"too many records", "context:\n  records: 1000\n", "context.records"},
 		{"depth past the cap", "context:\n  max_depth: 1000000000\n", "context.max_depth"},
 		{"too many tags", "context:\n  max_tags: 21\n", "context.max_tags"},
-		{"unknown tracker", "context:\n  tracker: jira\n", "context.tracker"},
 		{"empty phrase", "context:\n  approval_phrases: ['']\n", "approval_phrases[0]"},
 		{"bad route key", "context:\n  routes:\n    'a b': {daily_tokens: 1}\n", "context.routes"},
 		{"unknown summarizer", "context:\n  summarizers:\n    l2: {use: magic}\n", "context.summarizers.l2.use"},
 		{"api summarizer without model", "context:\n  summarizers:\n    l3: {use: anthropic}\n", "context.summarizers.l3.model"},
 		{"negative budget", "context:\n  daily_tokens: -1\n", "context.daily_tokens"},
 		{"unknown key", "context:\n  archive_after: 3\n", `unknown key "context.archive_after"`},
+		{"tracker is not a context key", "context:\n  tracker: github\n", `unknown key "context.tracker"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
