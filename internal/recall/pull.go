@@ -47,9 +47,9 @@ type Puller struct {
 	// MaxDepth caps every pull's depth.
 	MaxDepth int
 	Lang     i18n.Lang
-	// Tracker opens the issue tracker for issue_body; nil when there is
-	// none.
-	Tracker func(ctx context.Context) (tracker.Tracker, error)
+	// Tracker opens the issue tracker for issue_body and a function that
+	// closes it; nil when there is none.
+	Tracker func(ctx context.Context) (t tracker.Tracker, closeFn func() error, err error)
 	// Slack opens the Slack client for thread_history; nil when there is
 	// no token.
 	Slack func() (*slackapi.Client, error)
@@ -110,7 +110,7 @@ func (p *Puller) SessionLog(ctx context.Context, q SessionLogQuery) (string, err
 
 var (
 	msgNoRecords  = i18n.Msg{JA: "（該当する記録はありません）", EN: "(no matching records)"}
-	msgNoTracker  = i18n.Msg{JA: "課題トラッカーが設定されていません（GH_TOKEN と GH_REPO、または context.tracker: local）", EN: "no issue tracker is configured (set GH_TOKEN and GH_REPO, or context.tracker: local)"}
+	msgNoTracker  = i18n.Msg{JA: "課題トラッカーがありません（tracker.kind を設定してください）", EN: "no issue tracker is configured (see tracker.kind)"}
 	msgNoSlack    = i18n.Msg{JA: "Slack が設定されていません（SLACK_BOT_TOKEN）", EN: "Slack is not configured (set SLACK_BOT_TOKEN)"}
 	msgNoChannel  = i18n.Msg{JA: "チャンネルの指定がありません（channel か context.slack_channel）", EN: "no channel given (channel, or context.slack_channel)"}
 	msgOmitted    = i18n.Msg{JA: "（古いコメント %d 件を省略）", EN: "(%d older comment(s) left out)"}
@@ -127,10 +127,11 @@ func (p *Puller) IssueBody(ctx context.Context, number, depth int) (string, erro
 		return "", fmt.Errorf("issue_body: %w: %s", ErrNotConfigured, msgNoTracker.In(p.Lang))
 	}
 	depth, _ = p.Depth(depth)
-	t, err := p.Tracker(ctx)
+	t, closeFn, err := p.Tracker(ctx)
 	if err != nil {
 		return "", p.trackerError(err)
 	}
+	defer closeFn()
 	is, err := t.Issue(ctx, number)
 	if err != nil {
 		return "", p.trackerError(err)

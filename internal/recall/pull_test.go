@@ -70,14 +70,15 @@ func TestSessionLog(t *testing.T) {
 	}
 }
 
-func githubTracker(t *testing.T, srv *githubtest.Server) func(context.Context) (tracker.Tracker, error) {
-	return func(ctx context.Context) (tracker.Tracker, error) {
+func githubTracker(srv *githubtest.Server) func(context.Context) (tracker.Tracker, func() error, error) {
+	return func(ctx context.Context) (tracker.Tracker, func() error, error) {
 		cfg, err := github.Resolve(ctx, github.Env{Getenv: srv.Getenv})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cfg.Sleep = func(context.Context, time.Duration) error { return nil }
-		return github.New(cfg)
+		c, err := github.New(cfg)
+		return c, func() error { return nil }, err
 	}
 }
 
@@ -88,7 +89,7 @@ func TestIssueBody(t *testing.T) {
 		srv.AddComment(githubtest.Comment{Issue: n, Body: fmt.Sprintf("comment %d", i), Author: "kim"})
 	}
 	p := puller(stateDir(t))
-	p.Tracker = githubTracker(t, srv)
+	p.Tracker = githubTracker(srv)
 
 	text, err := p.IssueBody(context.Background(), n, 5)
 	if err != nil {
