@@ -80,6 +80,9 @@ func hookRun(ctx context.Context, opts *HookOptions) (err error) {
 		Providers: opts.providers(),
 		Warn:      func(e error) { warnings = append(warnings, e) },
 	})
+	if err == nil {
+		err = archiveAtSessionEnd(f, res)
+	}
 	if len(warnings) > 0 {
 		var closer io.Closer
 		logger, closer = openLog(f, res.State)

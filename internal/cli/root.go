@@ -53,6 +53,10 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdServe(f, nil),
 		NewCmdDecisions(f, nil),
 		NewCmdSessionCloser(f),
+		NewCmdSearch(f, nil),
+		NewCmdUsage(f, nil),
+		NewCmdReindex(f, nil),
+		NewCmdArchive(f, nil),
 		NewCmdVersion(f),
 	)
 	return root

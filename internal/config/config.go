@@ -40,6 +40,7 @@ type Config struct {
 	Context   Context   `yaml:"context"`
 	Tracker   Tracker   `yaml:"tracker"`
 	Decisions Decisions `yaml:"decisions"`
+	Archive   Archive   `yaml:"archive"`
 }
 
 // Journal configures the activity journal.
@@ -134,6 +135,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.Context.validate(); err != nil {
+		return err
+	}
+	if err := c.Archive.validate(); err != nil {
 		return err
 	}
 	if err := c.Tracker.validate(); err != nil {

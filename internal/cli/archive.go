@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/baton-cli/baton/internal/hook"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/index"
+)
+
+// ArchiveOptions are the inputs of `baton archive`.
+type ArchiveOptions struct {
+	Factory *Factory
+	JSON    bool
+	// Quiet prints nothing unless something failed (the hook's detached
+	// run).
+	Quiet bool
+	Lang  string
+}
+
+// NewCmdArchive builds `baton archive`.
+func NewCmdArchive(f *Factory, runF func(context.Context, *ArchiveOptions) error) *cobra.Command {
+	opts := &ArchiveOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "archive",
+		Short: "Keep compressed copies of this repository's Claude Code transcripts",
+		Long: "Copies the transcripts of every worktree into the state folder's archive/transcripts/\n" +
+			"(<project key>/<session>.jsonl.gz), so that Claude Code's cleanup of old transcripts\n" +
+			"(30 days by default) loses nothing; search and usage read the copies. Only new or changed\n" +
+			"transcripts are copied, each replaced atomically. With `archive.transcripts: true` in the\n" +
+			"config it runs at every session end, in the background.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return archiveRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
+	fl.BoolVar(&opts.Quiet, "quiet", false, "print nothing unless a transcript could not be copied")
+	fl.StringVar(&opts.Lang, "lang", "", "message language: ja or en")
+	return cmd
+}
+
+var (
+	msgArchived     = i18n.Msg{JA: "%d 件のトランスクリプト（%s）を %s に保存しました。変更なし %d 件", EN: "Archived %d transcripts (%s) in %s; %d unchanged"}
+	msgArchiveFaild = i18n.Msg{JA: "保存できませんでした: %s", EN: "could not archive %s"}
+)
+
+func archiveRun(ctx context.Context, opts *ArchiveOptions) error {
+	f := opts.Factory
+	w, err := findWorkspace(f)
+	if err != nil {
+		return err
+	}
+	lang, err := commandLang(f, opts.Lang, w.root)
+	if err != nil {
+		return err
+	}
+	dest := index.ArchiveDir(w.state)
+	res, err := index.ArchiveTranscripts(ctx, workspaceTranscriptDirs(f, w, f.Getenv("HOME")), dest)
+	if err != nil {
+		return err
+	}
+	for _, fail := range res.Failed {
+		fmt.Fprintln(f.IO.ErrOut, "baton: "+msgArchiveFaild.Format(lang, fail))
+	}
+	switch {
+	case opts.JSON:
+		if res.Copied == nil {
+			res.Copied = []string{}
+		}
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	case !opts.Quiet:
+		fmt.Fprintln(f.IO.Out, msgArchived.Format(lang, len(res.Copied), mib(res.Bytes), displayRel(dest, w.root), res.Unchanged))
+	}
+	if len(res.Failed) > 0 {
+		return errSilent
+	}
+	return nil
+}
+
+// archiveAtSessionEnd starts `baton archive --quiet` in the background when
+// a session ends and the repository asks for it. The hook does not wait for
+// it: the process has its own session and no streams of the hook.
+func archiveAtSessionEnd(f *Factory, res hook.Result) error {
+	if res.Payload.Event != "SessionEnd" || res.State.Root == "" {
+		return nil
+	}
+	// The state folder is <main worktree>/.claude/session-state.
+	root := filepath.Dir(filepath.Dir(res.State.Root))
+	cfg, err := f.Config(root)
+	if err != nil || !cfg.ArchiveTranscripts() {
+		return err
+	}
+	// The program as the hook was started (a link named baton keeps its
+	// name), found on PATH when given bare.
+	exe := os.Args[0]
+	if !strings.ContainsRune(exe, os.PathSeparator) {
+		if exe, err = exec.LookPath(exe); err != nil {
+			return fmt.Errorf("archive at session end: %w", err)
+		}
+	}
+	cmd := exec.Command(exe, "archive", "--quiet")
+	cmd.Dir = root
+	cmd.Env = f.Environ()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("archive at session end: %w", err)
+	}
+	defer devnull.Close()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
+	// What it cannot copy it says on stderr: into baton.log, where
+	// `baton doctor` looks.
+	if lf, err := os.OpenFile(res.State.Log(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+		defer lf.Close()
+		cmd.Stderr = lf
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("archive at session end: %w", err)
+	}
+	return cmd.Process.Release()
+}

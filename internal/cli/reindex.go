@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/index"
+)
+
+// ReindexOptions are the inputs of `baton reindex`.
+type ReindexOptions struct {
+	Factory *Factory
+	Lang    string
+}
+
+// NewCmdReindex builds `baton reindex`.
+func NewCmdReindex(f *Factory, runF func(context.Context, *ReindexOptions) error) *cobra.Command {
+	opts := &ReindexOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "reindex",
+		Short: "Rebuild the search index (index.db) from the files baton keeps",
+		Long: "The index is derived from the journal, the transcripts of every worktree, the decisions,\n" +
+			"the context layers, the worker's runs and the debates; deleting it loses nothing.\n" +
+			"Commands that read it catch it up on their own; reindex reads everything again,\n" +
+			"showing its progress on a terminal.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return reindexRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "message language: ja or en")
+	return cmd
+}
+
+var (
+	msgReindexed    = i18n.Msg{JA: "%s を作り直しました（%s、%.1f 秒）", EN: "Rebuilt %s (%s, %.1fs)"}
+	msgIndexMoved   = i18n.Msg{JA: "壊れていた索引を %s に移し、作り直します", EN: "the index was damaged: moved it to %s and rebuilding"}
+	msgIndexBusy    = i18n.Msg{JA: "別のプロセスが索引を更新中のため、今ある内容から検索します", EN: "another process is updating the index; searching what it holds now"}
+	msgIndexCounted = i18n.Msg{JA: "%s %d 件", EN: "%d %s"}
+)
+
+func reindexRun(ctx context.Context, opts *ReindexOptions) error {
+	f := opts.Factory
+	w, err := findWorkspace(f)
+	if err != nil {
+		return err
+	}
+	cfg, err := f.Config(w.root)
+	if err != nil {
+		return err
+	}
+	lang, err := flagLang(opts.Lang, cfg, f.Getenv)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	ix, err := openIndex(ctx, f, w, cfg, lang)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	var bar *progressBar
+	if f.IO.IsTerminal {
+		bar = &progressBar{w: f.IO.ErrOut}
+	}
+	err = ix.Rebuild(ctx, bar.update)
+	bar.finish()
+	if errors.Is(err, index.ErrCorrupt) {
+		if err = rebuildDamaged(ctx, f, &ix, w, cfg, lang); err == nil {
+			err = ix.Rebuild(ctx, nil)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	counts, err := ix.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	var parts []string
+	for _, k := range index.Kinds() {
+		if lang == i18n.JA {
+			parts = append(parts, fmt.Sprintf(msgIndexCounted.In(lang), k, counts[k]))
+		} else {
+			parts = append(parts, fmt.Sprintf(msgIndexCounted.In(lang), counts[k], k))
+		}
+	}
+	fmt.Fprintln(f.IO.Out, msgReindexed.Format(lang, displayRel(ix.Path(), w.root), strings.Join(parts, ", "), time.Since(start).Seconds()))
+	return nil
+}
+
+// indexSources are the files the repository's index is made from.
+func indexSources(f *Factory, w workspace, cfg *config.Config) index.Sources {
+	home := f.Getenv("HOME")
+	return index.Sources{
+		State:          w.state,
+		TranscriptDirs: workspaceTranscriptDirs(f, w, home),
+		WorkerDir:      workerDataDir(f),
+		DebatesDir:     cfg.DebateDir(home),
+	}
+}
+
+// workspaceTranscriptDirs are the transcript folders of every worktree of
+// the repository (of the folder itself outside one).
+func workspaceTranscriptDirs(f *Factory, w workspace, home string) []string {
+	worktrees := []string{w.root}
+	if repo, err := f.Repo(); err == nil {
+		worktrees = index.Worktrees(repo)
+	}
+	return index.TranscriptDirs(home, worktrees)
+}
+
+// openIndex opens the repository's index, saying so when a damaged one was
+// moved aside.
+func openIndex(ctx context.Context, f *Factory, w workspace, cfg *config.Config, lang i18n.Lang) (*index.Index, error) {
+	ix, err := index.Open(ctx, w.state.Index(), index.Options{Now: f.Now, Sources: indexSources(f, w, cfg)})
+	if err != nil {
+		return nil, err
+	}
+	if ix.Moved != "" {
+		fmt.Fprintln(f.IO.ErrOut, "baton: "+msgIndexMoved.Format(lang, displayRel(ix.Moved, w.root)))
+	}
+	return ix, nil
+}
+
+// rebuildDamaged moves aside an index found damaged after it was opened and
+// opens a new one in its place.
+func rebuildDamaged(ctx context.Context, f *Factory, ix **index.Index, w workspace, cfg *config.Config, lang i18n.Lang) error {
+	(*ix).Close()
+	moved, err := index.Discard(w.state.Index(), f.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(f.IO.ErrOut, "baton: "+msgIndexMoved.Format(lang, displayRel(moved, w.root)))
+	n, err := openIndex(ctx, f, w, cfg, lang)
+	if err != nil {
+		return err
+	}
+	*ix = n
+	return nil
+}
+
+// catchUpIndex brings the index up to date before a read. Another process
+// catching up is not an error: the read sees what is there.
+func catchUpIndex(ctx context.Context, f *Factory, ix **index.Index, w workspace, cfg *config.Config, lang i18n.Lang) error {
+	err := (*ix).CatchUp(ctx, nil)
+	if errors.Is(err, index.ErrCorrupt) {
+		if err = rebuildDamaged(ctx, f, ix, w, cfg, lang); err == nil {
+			err = (*ix).CatchUp(ctx, nil)
+		}
+	}
+	if errors.Is(err, index.ErrBusy) {
+		fmt.Fprintln(f.IO.ErrOut, "baton: "+msgIndexBusy.In(lang))
+		return nil
+	}
+	return err
+}
+
+// progressBar draws a one-line bar on a terminal. A nil bar draws nothing.
+type progressBar struct {
+	w     io.Writer
+	last  int
+	shown bool
+}
+
+func (b *progressBar) update(done, total int64) {
+	if b == nil {
+		return
+	}
+	pct := 100
+	if total > 0 {
+		pct = int(done * 100 / total)
+	}
+	if b.shown && pct == b.last {
+		return
+	}
+	b.last, b.shown = pct, true
+	const width = 30
+	fill := pct * width / 100
+	fmt.Fprintf(b.w, "\r[%s%s] %3d%% %s / %s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), pct, mib(done), mib(total))
+}
+
+func (b *progressBar) finish() {
+	if b != nil && b.shown {
+		fmt.Fprintln(b.w)
+	}
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/index"
+)
+
+// SearchOptions are the inputs of `baton search`.
+type SearchOptions struct {
+	Factory *Factory
+	Query   string
+	Kinds   []string
+	Since   string
+	JSON    bool
+	Limit   int
+	Page    int
+	Lang    string
+}
+
+// NewCmdSearch builds `baton search`.
+func NewCmdSearch(f *Factory, runF func(context.Context, *SearchOptions) error) *cobra.Command {
+	opts := &SearchOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "search <query>",
+		Short: "Search the journal, transcripts, decisions, summaries, worker runs and debates",
+		Long: "Searches everything baton keeps for this repository, best match first, with the matching\n" +
+			"words marked. The query takes words, \"phrases\", prefix*, AND, OR, NOT and parentheses;\n" +
+			"a path or file name is searched as a phrase, and Japanese by any run of its characters.\n" +
+			"The index (index.db) is caught up first.",
+		Example: "  baton search \"streaming writer\"\n  baton search csv --kind decision --since 7d\n  baton search 'export OR 出力' --json --page 2",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Query = strings.Join(args, " ")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return searchRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: journal, transcript, decision, summary, run, debate (repeatable)")
+	fl.StringVar(&opts.Since, "since", "", "only since then: 7d, 12h, 2026-09-01")
+	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
+	fl.IntVar(&opts.Limit, "limit", index.DefaultLimit, fmt.Sprintf("hits per page (at most %d)", index.MaxLimit))
+	fl.IntVar(&opts.Page, "page", 1, "page of hits to show")
+	fl.StringVar(&opts.Lang, "lang", "", "message language: ja or en")
+	return cmd
+}
+
+var (
+	msgSearchNone   = i18n.Msg{JA: "%q に一致するものはありません", EN: "nothing matches %q"}
+	msgSearchPage   = i18n.Msg{JA: "%d 件中 %d–%d 件目", EN: "%d–%d of %d"}
+	msgSearchMore   = i18n.Msg{JA: "続きは --page %d", EN: "more with --page %d"}
+	msgSearchRecent = i18n.Msg{JA: "一致が多いため新しい順に表示しています", EN: "many matches: newest first"}
+	msgSearchQuery  = i18n.Msg{JA: "検索語を解釈できません: %s", EN: "cannot read the query: %s"}
+	msgSearchKind   = i18n.Msg{JA: "--kind %q は使えません: journal, transcript, decision, summary, run, debate のどれかです", EN: "--kind %q is not one of journal, transcript, decision, summary, run, debate"}
+	msgSearchPaging = i18n.Msg{JA: "--limit と --page は 1 以上です", EN: "--limit and --page must be at least 1"}
+)
+
+// searchJSON is the --json output.
+type searchJSON struct {
+	Query  string    `json:"query"`
+	Total  int       `json:"total"`
+	Page   int       `json:"page"`
+	Limit  int       `json:"limit"`
+	Ranked bool      `json:"ranked"`
+	Hits   []hitJSON `json:"hits"`
+}
+
+type hitJSON struct {
+	Kind     index.Kind `json:"kind"`
+	Session  string     `json:"session,omitempty"`
+	Time     *time.Time `json:"time,omitempty"`
+	Worktree string     `json:"worktree,omitempty"`
+	Branch   string     `json:"branch,omitempty"`
+	File     string     `json:"file,omitempty"`
+	Issue    int        `json:"issue,omitempty"`
+	Event    string     `json:"event,omitempty"`
+	Title    string     `json:"title"`
+	// Snippet marks the matches with « and ».
+	Snippet string `json:"snippet"`
+	Ref     string `json:"ref"`
+}
+
+func searchRun(ctx context.Context, opts *SearchOptions) error {
+	f := opts.Factory
+	w, err := findWorkspace(f)
+	if err != nil {
+		return err
+	}
+	cfg, err := f.Config(w.root)
+	if err != nil {
+		return err
+	}
+	lang, err := flagLang(opts.Lang, cfg, f.Getenv)
+	if err != nil {
+		return err
+	}
+	q := index.Query{Text: opts.Query, Limit: opts.Limit}
+	if opts.Limit < 1 || opts.Page < 1 {
+		return flagError{errors.New(msgSearchPaging.In(lang))}
+	}
+	q.Limit = min(opts.Limit, index.MaxLimit)
+	q.Offset = (opts.Page - 1) * q.Limit
+	for _, k := range opts.Kinds {
+		kind, err := index.ParseKind(strings.TrimSpace(k))
+		if err != nil {
+			return flagError{errors.New(msgSearchKind.Format(lang, k))}
+		}
+		q.Kinds = append(q.Kinds, kind)
+	}
+	if opts.Since != "" {
+		if q.Since, err = parseSince(opts.Since, f.Now()); err != nil {
+			return flagError{errors.New(msgBadSince.Format(lang, opts.Since))}
+		}
+	}
+	ix, err := openIndex(ctx, f, w, cfg, lang)
+	if err != nil {
+		return err
+	}
+	defer func() { ix.Close() }()
+	if err := catchUpIndex(ctx, f, &ix, w, cfg, lang); err != nil {
+		return err
+	}
+	res, err := ix.Search(ctx, q)
+	if errors.Is(err, index.ErrQuery) {
+		return flagError{errors.New(msgSearchQuery.Format(lang, strings.TrimPrefix(err.Error(), index.ErrQuery.Error()+": ")))}
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		out := searchJSON{Query: opts.Query, Total: res.Total, Page: opts.Page, Limit: q.Limit, Ranked: res.Ranked, Hits: []hitJSON{}}
+		for _, h := range res.Hits {
+			j := hitJSON{Kind: h.Kind, Session: h.Session, Worktree: h.Worktree, Branch: h.Branch, File: h.File,
+				Issue: h.Issue, Event: h.Event, Title: h.Title, Snippet: h.Marked("«", "»"), Ref: h.Ref}
+			if !h.Time.IsZero() {
+				t := h.Time.In(f.Now().Location())
+				j.Time = &t
+			}
+			out.Hits = append(out.Hits, j)
+		}
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if res.Total == 0 {
+		fmt.Fprintln(f.IO.ErrOut, msgSearchNone.Format(lang, opts.Query))
+		return nil
+	}
+	open, close := "«", "»"
+	if f.IO.IsTerminal && f.Getenv("NO_COLOR") == "" {
+		open, close = "\x1b[1;33m", "\x1b[0m"
+	}
+	out := f.IO.Out
+	for _, h := range res.Hits {
+		when := "-"
+		if !h.Time.IsZero() {
+			when = h.Time.In(f.Now().Location()).Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(out, "%s  %-10s %s  %s\n", when, h.Kind, shortID(h.Session), h.Title)
+		if s := h.Marked(open, close); s != "" {
+			fmt.Fprintf(out, "    %s\n", s)
+		}
+		var where []string
+		if h.File != "" {
+			where = append(where, displayRel(h.File, w.root))
+		}
+		if h.Issue != 0 {
+			where = append(where, fmt.Sprintf("#%d", h.Issue))
+		}
+		if h.Branch != "" {
+			where = append(where, h.Branch)
+		}
+		if len(where) > 0 {
+			fmt.Fprintf(out, "    %s\n", strings.Join(where, "  "))
+		}
+	}
+	first, last := q.Offset+1, q.Offset+len(res.Hits)
+	footer := fmt.Sprintf(msgSearchPage.In(lang), first, last, res.Total)
+	if lang == i18n.JA {
+		footer = fmt.Sprintf(msgSearchPage.In(lang), res.Total, first, last)
+	}
+	if last < res.Total {
+		footer += "  (" + msgSearchMore.Format(lang, opts.Page+1) + ")"
+	}
+	if !res.Ranked {
+		footer += "  " + msgSearchRecent.In(lang)
+	}
+	fmt.Fprintln(out, footer)
+	return nil
+}
+
+// shortID keeps the start of a session id, enough to tell sessions apart.
+func shortID(id string) string {
+	if id == "" {
+		return "-"
+	}
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
