@@ -1,0 +1,272 @@
+// Command usage checks `baton usage` against ccusage 20.0.24 on generated
+// transcripts: the four token totals must be equal, and baton must be at
+// least twice as fast, with a peak memory of at most 64 MiB on a 700 MB
+// transcript. It prints both tools' wall time and peak RSS side by side.
+//
+//	go run ./bench/usage [-dir /tmp/baton-bench] [-runs 3]
+//
+// It installs ccusage with npm into <dir>/ccusage (the package ships a native
+// binary, run directly so that no Node process is measured), generates the
+// corpora with bench/gen when missing or made by another version of it
+// (3,000 files of 300 MiB in all, and one 700 MiB file), builds baton, and
+// runs each tool with HOME and CLAUDE_CONFIG_DIR pointed at the corpus and
+// TZ=UTC, timed by /usr/bin/time (Debian's `time` package). The median wall
+// time and the largest peak RSS of the runs are reported.
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+const ccusageVersion = "20.0.24"
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/usage:", err)
+		os.Exit(1)
+	}
+}
+
+type corpus struct {
+	name string
+	gen  []string // bench/gen arguments, -out excluded
+	out  string   // -out, relative to the corpus's HOME
+}
+
+type tokens struct{ Input, Output, CacheCreation, CacheRead int64 }
+
+type measure struct {
+	wall []time.Duration
+	rss  int64 // KiB, the largest of the runs
+	tok  tokens
+}
+
+func run() error {
+	dir := flag.String("dir", envOr("BATON_BENCH_DIR", filepath.Join(os.TempDir(), "baton-bench")), "cache folder for ccusage, the corpora and the baton binary")
+	runs := flag.Int("runs", 3, "runs of each tool on each corpus")
+	flag.Parse()
+	if _, err := os.Stat("/usr/bin/time"); err != nil {
+		return errors.New("/usr/bin/time is missing: apt-get install time")
+	}
+	ccusage, err := installCcusage(filepath.Join(*dir, "ccusage"))
+	if err != nil {
+		return err
+	}
+	baton := filepath.Join(*dir, "baton")
+	if out, err := exec.Command("go", "build", "-o", baton, "./cmd/baton").CombinedOutput(); err != nil {
+		return fmt.Errorf("build baton: %v\n%s", err, out)
+	}
+	corpora := []corpus{
+		{name: "3000 files, 300 MiB", gen: []string{"transcripts", "-files", "3000", "-size", "300MiB"}, out: ".claude/projects"},
+		{name: "one file, 700 MiB", gen: []string{"transcript", "-size", "700MiB"}, out: ".claude/projects/-home-dev-project/session.jsonl"},
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "corpus\ttool\twall (median)\tpeak RSS\tinput\toutput\tcache create\tcache read\t")
+	var failures []string
+	for i, c := range corpora {
+		home := filepath.Join(*dir, "usage", fmt.Sprintf("corpus-%d", i))
+		if err := generate(home, c); err != nil {
+			return err
+		}
+		empty, err := os.MkdirTemp("", "bench-usage-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(empty)
+		env := append(os.Environ(), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"), "TZ=UTC", "NO_COLOR=1")
+		cc, err := measureRuns(*runs, env, empty, ccusageTotals, ccusage, "claude", "daily", "--json", "--offline")
+		if err != nil {
+			return fmt.Errorf("ccusage on %s: %w", c.name, err)
+		}
+		bt, err := measureRuns(*runs, env, empty, batonTotals, baton, "usage", "--all", "--json")
+		if err != nil {
+			return fmt.Errorf("baton on %s: %w", c.name, err)
+		}
+		for _, m := range []struct {
+			tool string
+			m    *measure
+		}{{"ccusage " + ccusageVersion, cc}, {"baton", bt}} {
+			t := m.m.tok
+			fmt.Fprintf(tw, "%s\t%s\t%.2fs\t%.1f MiB\t%d\t%d\t%d\t%d\t\n", c.name, m.tool, median(m.m.wall).Seconds(),
+				float64(m.m.rss)/1024, t.Input, t.Output, t.CacheCreation, t.CacheRead)
+		}
+		speedup := median(cc.wall).Seconds() / median(bt.wall).Seconds()
+		fmt.Fprintf(tw, "%s\t\tbaton %.1f× faster\t\t\t\t\t\t\n", c.name, speedup)
+		if cc.tok != bt.tok {
+			failures = append(failures, fmt.Sprintf("%s: totals differ: ccusage %+v, baton %+v", c.name, cc.tok, bt.tok))
+		}
+		if speedup < 2 {
+			failures = append(failures, fmt.Sprintf("%s: baton only %.2f× faster; want at least 2×", c.name, speedup))
+		}
+		if c.gen[0] == "transcript" && bt.rss > 64*1024 {
+			failures = append(failures, fmt.Sprintf("%s: baton peak RSS %.1f MiB; want at most 64 MiB", c.name, float64(bt.rss)/1024))
+		}
+	}
+	tw.Flush()
+	fmt.Printf("GOMAXPROCS %d, %d runs each\n", runtime.GOMAXPROCS(0), *runs)
+	if len(failures) > 0 {
+		return errors.New(strings.Join(failures, "\n"))
+	}
+	fmt.Println("ok: equal totals, at least 2× faster, within 64 MiB")
+	return nil
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// installCcusage installs the pinned ccusage into dir and returns its native
+// binary.
+func installCcusage(dir string) (string, error) {
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	bin := filepath.Join(dir, "node_modules", "@ccusage", "ccusage-"+runtime.GOOS+"-"+arch, "bin", "ccusage")
+	if _, err := os.Stat(bin); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--prefix", dir, "ccusage@"+ccusageVersion)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("npm install ccusage@%s: %v\n%s", ccusageVersion, err, out)
+		}
+	}
+	// The package's launcher makes the binary executable on first use;
+	// it is run directly here.
+	if err := os.Chmod(bin, 0o755); err != nil {
+		return "", fmt.Errorf("ccusage native binary: %w", err)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil || !strings.Contains(string(out), ccusageVersion) {
+		return "", fmt.Errorf("ccusage --version = %q, %v; want %s", out, err, ccusageVersion)
+	}
+	return bin, nil
+}
+
+// generate makes the corpus under home unless it is there, made by this
+// version of bench/gen with the same arguments.
+func generate(home string, c corpus) error {
+	src, err := os.ReadFile(filepath.Join("bench", "gen", "main.go"))
+	if err != nil {
+		return fmt.Errorf("run from the repository's root: %w", err)
+	}
+	sum := sha256.Sum256(append(src, []byte(strings.Join(c.gen, " "))...))
+	stamp := hex.EncodeToString(sum[:])
+	stampFile := filepath.Join(home, ".gen")
+	if b, err := os.ReadFile(stampFile); err == nil && string(b) == stamp {
+		return nil
+	}
+	if err := os.RemoveAll(home); err != nil {
+		return err
+	}
+	args := append([]string{"run", "./bench/gen"}, c.gen...)
+	args = append(args, "-out", filepath.Join(home, c.out))
+	fmt.Fprintf(os.Stderr, "generating %s…\n", c.name)
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("generate %s: %v\n%s", c.name, err, out)
+	}
+	return os.WriteFile(stampFile, []byte(stamp), 0o644)
+}
+
+// measureRuns runs a tool runs times under /usr/bin/time.
+func measureRuns(runs int, env []string, dir string, totals func([]byte) (tokens, error), name string, args ...string) (*measure, error) {
+	m := &measure{}
+	for i := range runs {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command("/usr/bin/time", append([]string{"-f", "bench-usage %e %M", name}, args...)...)
+		cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = env, dir, &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("%v\n%s", err, tail(stderr.String()))
+		}
+		wall, rss, err := parseTime(stderr.String())
+		if err != nil {
+			return nil, err
+		}
+		m.wall = append(m.wall, wall)
+		m.rss = max(m.rss, rss)
+		tok, err := totals(stdout.Bytes())
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 && tok != m.tok {
+			return nil, fmt.Errorf("totals changed between runs: %+v then %+v", m.tok, tok)
+		}
+		m.tok = tok
+	}
+	return m, nil
+}
+
+func parseTime(stderr string) (time.Duration, int64, error) {
+	for _, line := range strings.Split(stderr, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[0] == "bench-usage" {
+			secs, err1 := strconv.ParseFloat(f[1], 64)
+			rss, err2 := strconv.ParseInt(f[2], 10, 64)
+			if err1 == nil && err2 == nil {
+				return time.Duration(secs * float64(time.Second)), rss, nil
+			}
+		}
+	}
+	return 0, 0, fmt.Errorf("no timing in %q", tail(stderr))
+}
+
+func ccusageTotals(out []byte) (tokens, error) {
+	var r struct {
+		Totals struct {
+			Input         int64 `json:"inputTokens"`
+			Output        int64 `json:"outputTokens"`
+			CacheCreation int64 `json:"cacheCreationTokens"`
+			CacheRead     int64 `json:"cacheReadTokens"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		return tokens{}, fmt.Errorf("ccusage output: %w", err)
+	}
+	t := r.Totals
+	return tokens{t.Input, t.Output, t.CacheCreation, t.CacheRead}, nil
+}
+
+func batonTotals(out []byte) (tokens, error) {
+	var r struct {
+		Total struct {
+			Input         int64 `json:"input_tokens"`
+			Output        int64 `json:"output_tokens"`
+			CacheCreation int64 `json:"cache_creation_tokens"`
+			CacheRead     int64 `json:"cache_read_tokens"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		return tokens{}, fmt.Errorf("baton output: %w", err)
+	}
+	t := r.Total
+	return tokens{t.Input, t.Output, t.CacheCreation, t.CacheRead}, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return s[len(s)-2000:]
+	}
+	return s
+}
