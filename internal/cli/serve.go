@@ -116,19 +116,31 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		routes = append(routes, r)
 	}
 	slices.Sort(routes)
+	// The dashboard works from the files alone when the index cannot be
+	// opened; search then says it is not available.
+	ix, err := openIndex(ctx, f, w, cfg, lang)
+	if err != nil {
+		log.Warn("serve: open index", "err", err)
+		fmt.Fprintf(f.IO.ErrOut, "baton: %v\n", err)
+		ix = nil
+	} else {
+		defer ix.Close()
+	}
 	srv, err := web.New(web.Options{
-		State:     w.state,
-		Resume:    resumeOptions(w, cfg, f),
-		Route:     cfg.ContextRoute(),
-		Routes:    routes,
-		Runs:      worker.Store{Dir: workerDataDir(f)},
-		Debates:   debate.Dir{Root: cfg.DebateDir(home)},
-		MemoryDir: claudecode.MemoryDir(home, w.root),
-		IssueURL:  issueURL(cfg, f.Getenv),
-		Lang:      lang,
-		Loc:       time.Local,
-		Now:       f.Now,
-		Log:       log,
+		State:          w.state,
+		Resume:         resumeOptions(w, cfg, f),
+		Route:          cfg.ContextRoute(),
+		Routes:         routes,
+		Runs:           worker.Store{Dir: workerDataDir(f)},
+		Debates:        debate.Dir{Root: cfg.DebateDir(home)},
+		MemoryDir:      claudecode.MemoryDir(home, w.root),
+		TranscriptDirs: workspaceTranscriptDirs(f, w, home),
+		Index:          ix,
+		IssueURL:       issueURL(cfg, f.Getenv),
+		Lang:           lang,
+		Loc:            time.Local,
+		Now:            f.Now,
+		Log:            log,
 	})
 	if err != nil {
 		return err

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -10,9 +12,11 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/atomicfile"
+	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/decision"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/resume"
@@ -52,6 +56,7 @@ var fxNow = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 // file written by the package that owns it.
 type fixture struct {
 	Root, Main, Other string
+	Home              string
 	State             state.Dir
 	RunsDir           string
 	DebatesDir        string
@@ -70,6 +75,7 @@ func newFixture(t *testing.T) *fixture {
 		RunsDir:    filepath.Join(root, "data", "worker"),
 		DebatesDir: filepath.Join(root, "dialogues"),
 		MemoryDir:  filepath.Join(root, "memory"),
+		Home:       filepath.Join(root, "home"),
 	}
 	fx.State = state.Dir{Root: filepath.Join(fx.Main, filepath.FromSlash(state.RelDir))}
 	for _, d := range []string{fx.State.Root, fx.Other, fx.MemoryDir, fx.DebatesDir} {
@@ -203,7 +209,60 @@ func newFixture(t *testing.T) *fixture {
 	write(paths.Pro, "# Pro\n\n## Round 1\n\nRebuild it: simpler.\n\n```\n## Round 9\n```\n\n## Round 2\n\n"+fxProRound2+"\n")
 	write(paths.Con, "# Con\n\n## Round 1\n\n"+fxConRound1+"\n\n[CONCLUDED]\n")
 	write(paths.Summary, fxSummary+"\n")
+	fx.writeTranscripts(t, at)
 	return fx
+}
+
+// Token counts of the fixture's transcripts.
+const (
+	fxSessionTokens = 13330 // 110 input + 220 output + 1000 cache creation + 12000 cache read
+	fxOtherTokens   = 10
+)
+
+// writeTranscripts writes a transcript per session in Claude Code's
+// shape: the main session's holds the hostile prompt and a response
+// written twice (one line per content block), the other's one response
+// the day before; and a malformed line.
+func (fx *fixture) writeTranscripts(t *testing.T, at func(int) time.Time) {
+	t.Helper()
+	line := func(typ, session, cwd string, ts time.Time, extra map[string]any) string {
+		m := map[string]any{"type": typ, "uuid": fmt.Sprintf("u-%d", ts.UnixNano()), "sessionId": session, "cwd": cwd,
+			"timestamp": ts.Format("2006-01-02T15:04:05.000Z"), "version": "2.1.328", "isSidechain": false, "userType": "external"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	assistant := func(id, req, model, text string, in, out, create, read int) map[string]any {
+		return map[string]any{"requestId": req, "message": map[string]any{
+			"id": id, "type": "message", "role": "assistant", "model": model,
+			"content": []any{map[string]any{"type": "text", "text": text}},
+			"usage":   map[string]any{"input_tokens": in, "output_tokens": out, "cache_creation_input_tokens": create, "cache_read_input_tokens": read},
+		}}
+	}
+	user := func(text string) map[string]any {
+		return map[string]any{"message": map[string]any{"role": "user", "content": text}}
+	}
+	main := line("user", fxSession, fx.Main, at(11), user(fxHostile)) +
+		line("assistant", fxSession, fx.Main, at(12), assistant("msg_a1", "req_a1", "claude-sonnet-4-5-20250929", "Reading the export.", 100, 200, 1000, 5000)) +
+		line("assistant", fxSession, fx.Main, at(12), assistant("msg_a1", "req_a1", "claude-sonnet-4-5-20250929", "Reading the export.", 100, 200, 1000, 5000)) +
+		"{not json\n" +
+		line("assistant", fxSession, fx.Main, at(16), assistant("msg_a2", "req_a2", "claude-sonnet-4-5-20250929", "The export now streams rows.", 10, 20, 0, 7000))
+	other := line("user", fxOtherSession, fx.Other, at(-24*60), user("fix the login redirect")) +
+		line("assistant", fxOtherSession, fx.Other, at(-24*60+1), assistant("msg_b1", "req_b1", "claude-haiku-4-5-20251001", "Fixed.", 1, 2, 3, 4))
+	for _, tr := range []struct{ cwd, session, text string }{{fx.Main, fxSession, main}, {fx.Other, fxOtherSession, other}} {
+		dir := claudecode.TranscriptDir(fx.Home, tr.cwd)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, tr.session+".jsonl"), []byte(tr.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // options are the dashboard's options over the fixture, serving its main
@@ -218,13 +277,38 @@ func (fx *fixture) options() Options {
 		Runs:      worker.Store{Dir: fx.RunsDir},
 		Debates:   debate.Dir{Root: fx.DebatesDir},
 		MemoryDir: fx.MemoryDir,
-		IssueURL:  func(n int) string { return "https://github.com/acme/shop/issues/" + itoa(n) },
-		Lang:      i18n.EN,
-		Now:       func() time.Time { return fxNow },
+		TranscriptDirs: []string{
+			claudecode.TranscriptDir(fx.Home, fx.Main),
+			claudecode.TranscriptDir(fx.Home, fx.Other),
+		},
+		IssueURL: func(n int) string { return "https://github.com/acme/shop/issues/" + itoa(n) },
+		Lang:     i18n.EN,
+		Now:      func() time.Time { return fxNow },
 	}
 }
 
 func itoa(n int) string { s, _ := num(n); return strings.ReplaceAll(s, ",", "") }
+
+// index opens the fixture's index and catches it up; it is closed when
+// the test ends.
+func (fx *fixture) index(t *testing.T) *index.Index {
+	t.Helper()
+	ctx := context.Background()
+	ix, err := index.Open(ctx, fx.State.Index(), index.Options{Now: func() time.Time { return fxNow }, Sources: index.Sources{
+		State:          fx.State,
+		TranscriptDirs: fx.options().TranscriptDirs,
+		WorkerDir:      fx.RunsDir,
+		DebatesDir:     fx.DebatesDir,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if err := ix.CatchUp(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
 
 // server serves the fixture behind the guard on a loopback port.
 func (fx *fixture) server(t *testing.T, o Options, token string) *httptest.Server {

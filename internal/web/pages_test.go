@@ -29,15 +29,24 @@ func get(t *testing.T, ts string, path string, header ...string) (*http.Response
 	return res, string(b)
 }
 
+// TestPages loads every page of the fixture, from the files alone and with
+// the index.
 func TestPages(t *testing.T) {
 	fx := newFixture(t)
-	ts := fx.server(t, fx.options(), "")
+	withIndex := fx.options()
+	withIndex.Index = fx.index(t)
+	servers := map[string]string{
+		"files": fx.server(t, fx.options(), "").URL,
+		"index": fx.server(t, withIndex, "").URL,
+	}
 	tests := []struct {
 		name    string
 		path    string
 		code    int
 		want    []string
 		notWant []string
+		// only names the one mode the case is for.
+		only string
 	}{
 		{
 			name: "sessions timeline with the briefing of the serving worktree",
@@ -47,8 +56,14 @@ func TestPages(t *testing.T) {
 				fxTask, "Rewrite the writer loop", // the briefing from current.md
 				fx.Main, fxBranch, fx.Other, fxOtherBranch,
 				`href="/sessions/` + fxSession + `"`, `href="/sessions/` + fxOtherSession + `"`,
-				"fix the login redirect",
 			},
+		},
+		{
+			name: "the journal's timeline shows the last prompts",
+			path: "/",
+			code: http.StatusOK,
+			want: []string{"fix the login redirect", "OK, go ahead"},
+			only: "files",
 		},
 		{
 			name: "another worktree's briefing",
@@ -72,6 +87,7 @@ func TestPages(t *testing.T) {
 				fxFile, "go test ./internal/export/", "Edit",
 				fxSlug, fxCrossSlug, fxPendingSlug, `href="https://github.com/acme/shop/issues/12"`,
 				fxL1Action,
+				`id="session-usage"`, "claude-sonnet-4-5-20250929", ">13,330<",
 			},
 			notWant: []string{"<script>alert(1)"},
 		},
@@ -148,12 +164,74 @@ func TestPages(t *testing.T) {
 			name: "search without an index",
 			path: "/search?q=csv",
 			code: http.StatusOK,
-			want: []string{`value="csv"`},
+			want: []string{`value="csv"`, "The index is not available."},
+			only: "files",
 		},
 		{
-			name: "usage",
+			name:    "search finds the seeded decision",
+			path:    "/search?q=stream&kind=decision",
+			code:    http.StatusOK,
+			want:    []string{`id="hits"`, "<strong>" + fxSlug + "</strong>", "<mark>stream</mark>-csv-rows", `<span class="badge kind-decision">decision</span>`, "Results: 1"},
+			notWant: []string{"kind-journal"},
+			only:    "index",
+		},
+		{
+			name:    "search escapes the hostile prompt and marks the match",
+			path:    "/search?q=alert",
+			code:    http.StatusOK,
+			want:    []string{"&lt;script&gt;", "<mark>alert</mark>", `href="/sessions/` + fxSession + `"`},
+			notWant: []string{"<script>alert"},
+			only:    "index",
+		},
+		{
+			name: "a query the index cannot read",
+			path: "/search?q=%22unclosed",
+			code: http.StatusBadRequest,
+			want: []string{`id="search-error"`},
+			only: "index",
+		},
+		{
+			name: "an unknown kind",
+			path: "/search?q=csv&kind=nope",
+			code: http.StatusBadRequest,
+			only: "index",
+		},
+		{
+			name: "the session's conversation from its transcript",
+			path: "/sessions/" + fxSession,
+			code: http.StatusOK,
+			want: []string{`id="conversation"`, "The export now streams rows."},
+			only: "index",
+		},
+		{
+			name: "usage per day with a chart",
 			path: "/usage",
 			code: http.StatusOK,
+			want: []string{`id="usage-chart"`, "<rect", "2026-03-10", "2026-03-09", ">13,330<", ">10<", "13,340 tokens in all, from 2 transcripts"},
+		},
+		{
+			name: "usage per session",
+			path: "/usage?by=session",
+			code: http.StatusOK,
+			want: []string{`href="/sessions/` + fxSession + `"`, ">13,330<", "claude-haiku-4-5-20251001"},
+		},
+		{
+			name:    "usage since today",
+			path:    "/usage?since=0d",
+			code:    http.StatusOK,
+			want:    []string{"2026-03-10", ">13,330<"},
+			notWant: []string{"2026-03-09"},
+		},
+		{
+			name: "usage with a bad since",
+			path: "/usage?since=soon",
+			code: http.StatusBadRequest,
+			want: []string{"want a number of days"},
+		},
+		{
+			name: "usage by an unknown period",
+			path: "/usage?by=hourly",
+			code: http.StatusBadRequest,
 		},
 		{
 			name: "the style sheet",
@@ -167,22 +245,27 @@ func TestPages(t *testing.T) {
 			code: http.StatusNotFound,
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, body := get(t, ts.URL, tt.path)
-			if res.StatusCode != tt.code {
-				t.Fatalf("GET %s: status %d; want %d\n%s", tt.path, res.StatusCode, tt.code, body)
+	for _, mode := range []string{"files", "index"} {
+		for _, tt := range tests {
+			if tt.only != "" && tt.only != mode {
+				continue
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(body, w) {
-					t.Errorf("GET %s: body lacks %q", tt.path, w)
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				res, body := get(t, servers[mode], tt.path)
+				if res.StatusCode != tt.code {
+					t.Fatalf("GET %s: status %d; want %d\n%s", tt.path, res.StatusCode, tt.code, body)
 				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(body, w) {
-					t.Errorf("GET %s: body contains %q", tt.path, w)
+				for _, w := range tt.want {
+					if !strings.Contains(body, w) {
+						t.Errorf("GET %s: body lacks %q", tt.path, w)
+					}
 				}
-			}
-		})
+				for _, w := range tt.notWant {
+					if strings.Contains(body, w) {
+						t.Errorf("GET %s: body contains %q", tt.path, w)
+					}
+				}
+			})
+		}
 	}
 }

@@ -1,72 +1,105 @@
 package web
 
 import (
+	"errors"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/baton-cli/baton/internal/index"
 )
 
-// snippetPart is a piece of a search hit's snippet; Mark pieces matched the
-// query. The template escapes both.
-type snippetPart struct {
-	Text string
-	Mark bool
-}
-
-// Highlight markers around the matched words of a snippet.
-const (
-	markOpen  = "«"
-	markClose = "»"
-)
-
-// splitSnippet cuts a snippet with «…» markers into parts.
-func splitSnippet(s string) []snippetPart {
-	var out []snippetPart
-	for s != "" {
-		i := strings.Index(s, markOpen)
-		if i < 0 {
-			out = append(out, snippetPart{Text: s})
-			break
-		}
-		if i > 0 {
-			out = append(out, snippetPart{Text: s[:i]})
-		}
-		s = s[i+len(markOpen):]
-		j := strings.Index(s, markClose)
-		if j < 0 {
-			out = append(out, snippetPart{Text: s, Mark: true})
-			break
-		}
-		out = append(out, snippetPart{Text: s[:j], Mark: true})
-		s = s[j+len(markClose):]
-	}
-	return out
-}
+// searchPageSize is how many hits a search page shows.
+const searchPageSize = 20
 
 type hitView struct {
 	Kind, Title   string
 	Session, File string
 	Issue         int
 	Time          time.Time
-	Snippet       []snippetPart
+	// Snippet are the index's spans; the template marks the matching
+	// ones with <mark> and escapes all of them.
+	Snippet []index.Span
 }
 
 type searchPage struct {
 	Query, Kind, Since string
-	Kinds              []string
+	Kinds              []index.Kind
 	Error              string
+	Warning            string
 	Unavailable        bool
 	Total, First       int
 	Hits               []hitView
 	Prev, Next         string
 }
 
-// searchKinds are the kinds of records the index holds.
-var searchKinds = []string{"journal", "transcript", "decision", "summary", "run", "debate"}
-
-// search runs a query against the index.
+// search runs a query against the index, a page of hits at a time.
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	p := searchPage{Query: strings.TrimSpace(q.Get("q")), Kind: q.Get("kind"), Since: q.Get("since"), Kinds: searchKinds, Unavailable: true}
-	s.render(w, r, http.StatusOK, "search", "search", msgNavSearch.In(s.o.Lang), p)
+	p := searchPage{Query: strings.TrimSpace(q.Get("q")), Kind: q.Get("kind"), Since: q.Get("since"), Kinds: index.Kinds()}
+	title := msgNavSearch.In(s.o.Lang)
+	if s.o.Index == nil {
+		p.Unavailable = true
+		s.render(w, r, http.StatusOK, "search", "search", title, p)
+		return
+	}
+	if p.Query == "" {
+		s.render(w, r, http.StatusOK, "search", "search", title, p)
+		return
+	}
+	query := index.Query{Text: p.Query, Limit: searchPageSize}
+	if p.Kind != "" {
+		k, err := index.ParseKind(p.Kind)
+		if err != nil {
+			p.Error = err.Error()
+			s.render(w, r, http.StatusBadRequest, "search", "search", title, p)
+			return
+		}
+		query.Kinds = []index.Kind{k}
+	}
+	since, err := parseSince(p.Since, s.o.Now(), s.o.Loc)
+	if err != nil {
+		p.Error = err.Error()
+		s.render(w, r, http.StatusBadRequest, "search", "search", title, p)
+		return
+	}
+	query.Since = since
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(page, 1)
+	query.Offset = (page - 1) * searchPageSize
+
+	p.Warning = s.catchUp(r.Context())
+	res, err := s.o.Index.Search(r.Context(), query)
+	if errors.Is(err, index.ErrQuery) {
+		p.Error = err.Error()
+		s.render(w, r, http.StatusBadRequest, "search", "search", title, p)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	p.Total, p.First = res.Total, query.Offset+1
+	for _, h := range res.Hits {
+		p.Hits = append(p.Hits, hitView{Kind: string(h.Kind), Title: h.Title, Session: h.Session, File: h.File, Issue: h.Issue, Time: h.Time, Snippet: h.Snippet})
+	}
+	link := func(n int) string {
+		v := url.Values{"q": {p.Query}, "page": {strconv.Itoa(n)}}
+		if p.Kind != "" {
+			v.Set("kind", p.Kind)
+		}
+		if p.Since != "" {
+			v.Set("since", p.Since)
+		}
+		return "/search?" + v.Encode()
+	}
+	if page > 1 {
+		p.Prev = link(page - 1)
+	}
+	if query.Offset+len(res.Hits) < res.Total {
+		p.Next = link(page + 1)
+	}
+	s.render(w, r, http.StatusOK, "search", "search", title, p)
 }

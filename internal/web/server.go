@@ -15,6 +15,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/resume"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/worker"
@@ -52,6 +53,13 @@ type Options struct {
 	// IssueURL returns the web address of an issue; nil, or "" for an
 	// issue, shows the number unlinked (the local tracker).
 	IssueURL func(n int) string
+	// Index is the repository's index, caught up before each page that
+	// reads it; nil: the timeline and sessions come from the journal, and
+	// search is not available.
+	Index *index.Index
+	// TranscriptDirs are the folders of the repository's agent transcripts,
+	// one per worktree, which token usage is counted from.
+	TranscriptDirs []string
 	// JournalRecords bounds how many of the journal's newest records the
 	// session pages read (default DefaultJournalRecords).
 	JournalRecords int

@@ -3,15 +3,19 @@ package web
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/baton-cli/baton/internal/decision"
+	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/resume"
+	"github.com/baton-cli/baton/internal/usage"
 )
 
 // sessionRow is one session in the timeline.
@@ -20,9 +24,9 @@ type sessionRow struct {
 	Worktree, Branch string
 	First, Last      time.Time
 	Records, Prompts int
-	Tools, Files     int
-	LastPrompt       string
-	Ended            bool
+	Tools, Messages  int
+	// LastPrompt is known when the timeline comes from the journal.
+	LastPrompt string
 }
 
 // worktreeGroup is the sessions of one worktree and branch, newest first.
@@ -38,10 +42,56 @@ type sessionsPage struct {
 	Worktree, Branch string
 	Briefing         string
 	Groups           []worktreeGroup
-	// Limit is how many journal records were read; Truncated says the
-	// journal holds more.
+	// FromIndex says the timeline comes from the index; otherwise from the
+	// journal's newest Limit records, and Truncated says it holds more.
+	FromIndex bool
 	Limit     int
 	Truncated bool
+	Warning   string
+}
+
+// timelineSessions is how many of the most recent sessions the timeline
+// shows from the index.
+const timelineSessions = 500
+
+// group puts sessions (most recently active first) into their worktree
+// and branch, the most recently active group first.
+func group(rows []sessionRow) []worktreeGroup {
+	type key struct{ worktree, branch string }
+	at := map[key]int{}
+	var out []worktreeGroup
+	for _, r := range rows {
+		k := key{r.Worktree, r.Branch}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, worktreeGroup{Worktree: r.Worktree, Branch: r.Branch})
+		}
+		out[i].Sessions = append(out[i].Sessions, r)
+		out[i].Last = maxTime(out[i].Last, r.Last)
+	}
+	for i := range out {
+		slices.SortStableFunc(out[i].Sessions, func(a, b sessionRow) int { return b.Last.Compare(a.Last) })
+	}
+	slices.SortStableFunc(out, func(a, b worktreeGroup) int { return b.Last.Compare(a.Last) })
+	return out
+}
+
+// sessionsFromIndex is the timeline as the index knows it.
+func (s *Server) sessionsFromIndex(ctx context.Context) ([]sessionRow, error) {
+	list, err := s.o.Index.Sessions(ctx, index.SessionFilter{Limit: timelineSessions})
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]sessionRow, 0, len(list))
+	for _, x := range list {
+		rows = append(rows, sessionRow{
+			ID: x.ID, Worktree: cmp0(x.Worktree, s.o.Resume.Main), Branch: x.Branch, First: x.First, Last: x.Last,
+			Records: x.Records, Prompts: x.Prompts, Tools: x.Tools, Messages: x.Messages,
+		})
+	}
+	return rows, nil
 }
 
 // journal opens the repository's journal for reading.
@@ -52,40 +102,25 @@ func (s *Server) journal() *journal.Journal {
 // worktreeOf is the worktree a record belongs to: records that name none
 // were written by older hooks in the main worktree.
 func (s *Server) worktreeOf(r *journal.Record) string {
-	if r.Worktree != "" {
-		return r.Worktree
-	}
-	return s.o.Resume.Main
+	return cmp0(r.Worktree, s.o.Resume.Main)
 }
 
-// sessionsFromJournal groups the journal's newest records by worktree,
-// branch and session.
-func (s *Server) sessionsFromJournal(ctx context.Context) ([]worktreeGroup, bool, error) {
+// sessionsFromJournal makes the timeline from the journal's newest records.
+func (s *Server) sessionsFromJournal(ctx context.Context) ([]sessionRow, bool, error) {
 	recs, err := s.journal().Tail(ctx, s.o.JournalRecords, journal.TailOptions{})
 	if err != nil {
 		return nil, false, fmt.Errorf("read journal: %w", err)
 	}
-	type key struct{ worktree, branch string }
-	groups := map[key]*worktreeGroup{}
-	rows := map[string]*sessionRow{}
-	files := map[string]map[string]bool{}
-	var order []key
+	byID := map[string]*sessionRow{}
+	var order []string
 	for i := range recs {
 		r := &recs[i]
-		k := key{s.worktreeOf(r), r.Branch}
-		g, ok := groups[k]
+		id := r.Session + "\x00" + s.worktreeOf(r) + "\x00" + r.Branch
+		row, ok := byID[id]
 		if !ok {
-			g = &worktreeGroup{Worktree: k.worktree, Branch: k.branch}
-			groups[k] = g
-			order = append(order, k)
-		}
-		g.Last = maxTime(g.Last, r.TS)
-		id := r.Session + "\x00" + k.worktree + "\x00" + k.branch
-		row, ok := rows[id]
-		if !ok {
-			row = &sessionRow{ID: r.Session, Worktree: k.worktree, Branch: k.branch, First: r.TS}
-			rows[id] = row
-			files[id] = map[string]bool{}
+			row = &sessionRow{ID: r.Session, Worktree: s.worktreeOf(r), Branch: r.Branch, First: r.TS}
+			byID[id] = row
+			order = append(order, id)
 		}
 		row.Last = maxTime(row.Last, r.TS)
 		row.Records++
@@ -96,29 +131,12 @@ func (s *Server) sessionsFromJournal(ctx context.Context) ([]worktreeGroup, bool
 		case r.Tool != "":
 			row.Tools++
 		}
-		if r.File != "" {
-			files[id][r.File] = true
-		}
-		switch r.Event {
-		case "SessionEnd":
-			row.Ended = true
-		case "SessionStart":
-			row.Ended = false
-		}
 	}
-	for id, row := range rows {
-		row.Files = len(files[id])
-		k := key{row.Worktree, row.Branch}
-		groups[k].Sessions = append(groups[k].Sessions, *row)
+	rows := make([]sessionRow, 0, len(order))
+	for _, id := range order {
+		rows = append(rows, *byID[id])
 	}
-	out := make([]worktreeGroup, 0, len(order))
-	for _, k := range order {
-		g := groups[k]
-		slices.SortFunc(g.Sessions, func(a, b sessionRow) int { return b.Last.Compare(a.Last) })
-		out = append(out, *g)
-	}
-	slices.SortFunc(out, func(a, b worktreeGroup) int { return b.Last.Compare(a.Last) })
-	return out, len(recs) >= s.o.JournalRecords, nil
+	return rows, len(recs) >= s.o.JournalRecords, nil
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -132,15 +150,28 @@ func maxTime(a, b time.Time) time.Time {
 // sessions of every worktree and branch, newest first.
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	groups, truncated, err := s.sessionsFromJournal(ctx)
-	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
-		return
+	p := sessionsPage{Worktree: s.o.Resume.Worktree, Branch: s.o.Resume.Branch, Limit: s.o.JournalRecords}
+	var rows []sessionRow
+	var err error
+	if s.o.Index != nil {
+		p.Warning = s.catchUp(ctx)
+		if rows, err = s.sessionsFromIndex(ctx); err == nil {
+			p.FromIndex = true
+		} else {
+			s.o.Log.Warn("dashboard: timeline from the index", "err", err)
+			p.Warning = err.Error()
+		}
 	}
-	p := sessionsPage{Worktree: s.o.Resume.Worktree, Branch: s.o.Resume.Branch, Groups: groups, Limit: s.o.JournalRecords, Truncated: truncated}
-	// Another worktree's briefing, when asked for one the journal knows.
+	if !p.FromIndex {
+		if rows, p.Truncated, err = s.sessionsFromJournal(ctx); err != nil {
+			s.fail(w, r, http.StatusInternalServerError, err)
+			return
+		}
+	}
+	p.Groups = group(rows)
+	// Another worktree's briefing, when asked for one the timeline knows.
 	if want := r.URL.Query().Get("worktree"); want != "" {
-		for _, g := range groups {
+		for _, g := range p.Groups {
 			if g.Worktree == want {
 				p.Worktree, p.Branch = g.Worktree, g.Branch
 				break
@@ -177,25 +208,49 @@ func counts(m map[string]int) []count {
 	return out
 }
 
+// entryView is one record or message of a session, from the journal or
+// the index.
+type entryView struct {
+	Time             time.Time
+	Event, Tool      string
+	File, Text, Note string
+}
+
+func fromRecord(r *journal.Record) entryView {
+	return entryView{Time: r.TS, Event: r.Event, Tool: r.Tool, File: r.File,
+		Text: cmp.Or(r.Prompt, r.Message, r.Desc), Note: strings.TrimSpace(r.Source + " " + r.Trigger + " " + r.Reason)}
+}
+
+func fromEntry(e *index.Entry) entryView {
+	return entryView{Time: e.Time, Event: e.Event, Tool: e.Tool, File: e.File, Text: cmp.Or(e.Body, e.Title)}
+}
+
 type sessionPage struct {
 	ID               string
 	Worktree, Branch string
 	First, Last      time.Time
-	Records          []journal.Record
-	Prompts          []journal.Record
-	Tools, Files     []count
+	Records          []entryView
+	Prompts          []entryView
+	// Messages are the transcript's, known from the index.
+	Messages     []entryView
+	Tools, Files []count
 	// What the decisions capability did for the session.
 	State        decision.SessionState
 	StateWarning string
 	Pending      []decision.PendingEntry
 	Logged       []recall.Decision
 	Summaries    []recall.Recent
-	Limit        int
-	Truncated    bool
+	// Usage is the tokens the session's transcripts report; nil when none
+	// were found.
+	Usage     *usage.Row
+	FromIndex bool
+	Limit     int
+	Truncated bool
+	Warning   string
 }
 
-// session is one session: its records, prompts, tools and files, and the
-// decisions and summaries made from it.
+// session is one session: its records, prompts, tools and files, its
+// conversation, the decisions and summaries made from it and its tokens.
 func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
@@ -203,15 +258,90 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, errNotFound)
 		return
 	}
-	recs, err := s.journal().Tail(ctx, s.o.JournalRecords, journal.TailOptions{
-		Match: func(rec *journal.Record) bool { return rec.Session == id },
-	})
-	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, fmt.Errorf("read journal: %w", err))
+	p := sessionPage{ID: id, Limit: s.o.JournalRecords}
+	var err error
+	if s.o.Index != nil {
+		p.Warning = s.catchUp(ctx)
+		err = s.sessionFromIndex(ctx, &p)
+		if err != nil && !errors.Is(err, index.ErrNoSession) {
+			s.o.Log.Warn("dashboard: session from the index", "session", id, "err", err)
+			p.Warning = err.Error()
+		}
+	}
+	if !p.FromIndex {
+		if err := s.sessionFromJournal(ctx, &p); err != nil {
+			s.fail(w, r, http.StatusInternalServerError, err)
+			return
+		}
+	}
+	tools, files := map[string]int{}, map[string]int{}
+	for _, e := range p.Records {
+		if e.Tool != "" {
+			tools[e.Tool]++
+		}
+		if e.File != "" {
+			files[e.File]++
+		}
+	}
+	p.Tools, p.Files = counts(tools), counts(files)
+
+	if err := s.sessionDecisions(&p); err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	p := sessionPage{ID: id, Records: recs, Limit: s.o.JournalRecords, Truncated: len(recs) >= s.o.JournalRecords}
-	tools, files := map[string]int{}, map[string]int{}
+	if p.Usage == nil {
+		if p.Usage, err = s.sessionUsage(ctx, id); err != nil {
+			s.fail(w, r, http.StatusInternalServerError, err)
+			return
+		}
+	}
+	if len(p.Records) == 0 && len(p.Messages) == 0 && p.Usage == nil && len(p.State.CapturedSlugs) == 0 && p.State.SkillRanAt == "" &&
+		len(p.Pending) == 0 && len(p.Logged) == 0 && len(p.Summaries) == 0 {
+		s.fail(w, r, http.StatusNotFound, errNotFound)
+		return
+	}
+	s.render(w, r, http.StatusOK, "session", "sessions", msgSessionTitle.Format(s.o.Lang, shortID(id)), p)
+}
+
+// sessionFromIndex fills p from the index's detail of the session.
+func (s *Server) sessionFromIndex(ctx context.Context, p *sessionPage) error {
+	d, err := s.o.Index.SessionDetail(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	p.FromIndex = true
+	p.Worktree, p.Branch, p.First, p.Last = cmp0(d.Worktree, s.o.Resume.Main), d.Branch, d.First, d.Last
+	for i := range d.Records {
+		p.Records = append(p.Records, fromEntry(&d.Records[i]))
+	}
+	for i := range d.Prompts {
+		p.Prompts = append(p.Prompts, fromEntry(&d.Prompts[i]))
+	}
+	for i := range d.Messages {
+		p.Messages = append(p.Messages, fromEntry(&d.Messages[i]))
+	}
+	p.Truncated = len(d.Records) >= index.MaxDetail || len(d.Messages) >= index.MaxDetail
+	p.Limit = index.MaxDetail
+	if d.Usage != nil {
+		for i := range d.Usage.Rows {
+			if d.Usage.Rows[i].Key == p.ID {
+				p.Usage = &d.Usage.Rows[i]
+			}
+		}
+	}
+	return nil
+}
+
+// sessionFromJournal fills p from the journal's newest records of the
+// session.
+func (s *Server) sessionFromJournal(ctx context.Context, p *sessionPage) error {
+	recs, err := s.journal().Tail(ctx, s.o.JournalRecords, journal.TailOptions{
+		Match: func(rec *journal.Record) bool { return rec.Session == p.ID },
+	})
+	if err != nil {
+		return fmt.Errorf("read journal: %w", err)
+	}
+	p.Truncated = len(recs) >= s.o.JournalRecords
 	for i := range recs {
 		rec := &recs[i]
 		if p.First.IsZero() {
@@ -219,57 +349,89 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Last = maxTime(p.Last, rec.TS)
 		p.Worktree, p.Branch = s.worktreeOf(rec), rec.Branch
+		v := fromRecord(rec)
+		p.Records = append(p.Records, v)
 		if rec.Prompt != "" {
-			p.Prompts = append(p.Prompts, *rec)
-		}
-		if rec.Tool != "" {
-			tools[rec.Tool]++
-		}
-		if rec.File != "" {
-			files[rec.File]++
+			p.Prompts = append(p.Prompts, v)
 		}
 	}
-	p.Tools, p.Files = counts(tools), counts(files)
+	return nil
+}
 
-	p.State, p.StateWarning, err = decision.LoadState(s.o.State, id)
-	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
-		return
+// sessionDecisions reads what the decisions capability and the context
+// layers hold about the session: its capture state, pending decisions,
+// logged decisions and L1 summaries.
+func (s *Server) sessionDecisions(p *sessionPage) error {
+	var err error
+	if p.State, p.StateWarning, err = decision.LoadState(s.o.State, p.ID); err != nil {
+		return err
 	}
-	pf, err := decision.LoadPending(s.o.State, id)
+	pf, err := decision.LoadPending(s.o.State, p.ID)
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
-		return
+		return err
 	}
 	p.Pending = pf.Entries
 	f, err := recall.FilesFor(s.o.State, s.o.Route)
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
-		return
+		return err
 	}
 	logged, err := recall.ReadDecisions(f, true)
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
-		return
+		return err
 	}
 	for _, d := range logged {
-		if d.Session == id {
+		if d.Session == p.ID {
 			p.Logged = append(p.Logged, d)
 		}
 	}
 	recents, err := readLayer[recall.Recent](f.L1())
 	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
-		return
+		return err
 	}
 	for _, rc := range recents {
-		if rc.Session == id {
+		if rc.Session == p.ID {
 			p.Summaries = append(p.Summaries, rc)
 		}
 	}
-	if len(recs) == 0 && len(p.State.CapturedSlugs) == 0 && p.State.SkillRanAt == "" && len(p.Pending) == 0 && len(p.Logged) == 0 && len(p.Summaries) == 0 {
-		s.fail(w, r, http.StatusNotFound, errNotFound)
-		return
+	return nil
+}
+
+// sessionUsage counts the tokens of session id's transcripts (its own and
+// its subagents'); nil when it has none.
+func (s *Server) sessionUsage(ctx context.Context, id string) (*usage.Row, error) {
+	all, err := usage.Files(s.o.TranscriptDirs...)
+	if err != nil {
+		return nil, err
 	}
-	s.render(w, r, http.StatusOK, "session", "sessions", msgSessionTitle.Format(s.o.Lang, shortID(id)), p)
+	var files []string
+	for _, f := range all {
+		if usage.SessionOf(f) == id {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	rep, err := usage.Scan(ctx, files, usage.Options{By: usage.Session, Loc: s.o.Loc})
+	if err != nil {
+		return nil, err
+	}
+	for i := range rep.Rows {
+		if rep.Rows[i].Key == id {
+			return &rep.Rows[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// catchUp brings the index up to date before a page reads it. Another
+// process catching up is fine: the page shows what is there. Other
+// failures are logged and returned as a warning for the page.
+func (s *Server) catchUp(ctx context.Context) string {
+	err := s.o.Index.CatchUp(ctx, nil)
+	if err == nil || errors.Is(err, index.ErrBusy) {
+		return ""
+	}
+	s.o.Log.Warn("dashboard: index catch-up", "err", err)
+	return err.Error()
 }
