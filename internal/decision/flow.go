@@ -224,6 +224,9 @@ func (f *Flow) Run(ctx context.Context) (*Outcome, error) {
 	// Steps 6 and 7: post, then decide about failures.
 	pr := Post(ctx, f.Tracker, o.Issue, approved, f.Lang)
 	o.Posted, o.Failed = pr.Posted, pr.Failed
+	if pr.RecheckErr != nil {
+		f.warn(o, msgRecheckFailed.Format(f.Lang, o.Issue, tracker.Summary(pr.RecheckErr)))
+	}
 	for _, s := range pr.AlreadyPosted {
 		f.warn(o, msgAlreadyPosted.Format(f.Lang, s, o.Issue))
 	}

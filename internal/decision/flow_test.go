@@ -9,10 +9,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/baton-cli/baton/internal/githubtest"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/tracker"
+	"github.com/baton-cli/baton/internal/tracker/github"
 )
 
 // scriptUI answers a capture's questions from fields.
@@ -99,7 +101,9 @@ func commentSlugs(srv *githubtest.Server, issue int) []string {
 			out = append(out, "summary")
 			continue
 		}
-		out = append(out, SlugsIn(c.Body)[0])
+		if slugs := SlugsIn(c.Body); len(slugs) > 0 {
+			out = append(out, slugs[0])
+		}
 	}
 	return out
 }
@@ -430,5 +434,48 @@ func TestEscalateReadOnly(t *testing.T) {
 	r = Escalate(dir2, append(approve(ScopeCrossIssue, cand("b")), approve(ScopeIssue, cand("c"))...))
 	if len(r.Written) != 0 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "index") {
 		t.Errorf("got %+v", r)
+	}
+}
+
+func TestSlowTrackerTimesOut(t *testing.T) {
+	srv, gh := newGitHub(t, func(c *github.Config) { c.Retry = github.Retry{Attempts: 2, Timeout: 100 * time.Millisecond} })
+	srv.AddIssue(githubtest.Issue{Title: "work", Labels: []string{DefaultInProgressLabel}})
+	srv.Fail(githubtest.RouteCreateComment, -1, githubtest.Slow(time.Minute))
+	dir := testDir(t)
+	f := &Flow{State: dir, Session: "s", Transcript: transcriptWith(t, block(cand("alpha"))), Tracker: gh, Lang: i18n.EN, Now: clock, UI: &scriptUI{onFailure: ChoiceSave}}
+	o, err := f.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Failed) != 1 || o.Failed[0].Kind != "network" || !reflect.DeepEqual(o.Pending, []string{"alpha"}) {
+		t.Errorf("failed %+v pending %v; want a network failure saved as pending", o.Failed, o.Pending)
+	}
+}
+
+func TestMalformedCommentsPage(t *testing.T) {
+	e := newFlow(t)
+	e.flow.Close = false
+	for range 120 { // two pages of 100
+		e.srv.AddComment(githubtest.Comment{Issue: 1, Body: "chatter"})
+	}
+	e.srv.AddComment(githubtest.Comment{Issue: 1, Body: Render(cand("alpha"))})
+	e.srv.Fail(githubtest.RouteListComments, 1, githubtest.MalformedBody().After(1))
+	o, err := e.flow.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Tier 2 could not read page 2, so dedup went on with Tier 1; the read
+	// just before posting found alpha there, so it was not posted twice.
+	if o.Tier2Kind != "unknown" || !reflect.DeepEqual(o.Posted, []string{"alpha", "beta"}) {
+		t.Errorf("tier2 %q posted %v", o.Tier2Kind, o.Posted)
+	}
+	n := 0
+	for _, s := range commentSlugs(e.srv, 1) {
+		if s == "alpha" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("alpha is on the issue %d times; want 1", n)
 	}
 }

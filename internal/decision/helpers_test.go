@@ -17,7 +17,7 @@ import (
 
 // newGitHub starts a fake GitHub and a real client of it whose retries do not
 // wait.
-func newGitHub(t *testing.T) (*githubtest.Server, *github.Client) {
+func newGitHub(t *testing.T, edit ...func(*github.Config)) (*githubtest.Server, *github.Client) {
 	t.Helper()
 	srv := githubtest.New(t)
 	cfg, err := github.Resolve(context.Background(), github.Env{Getenv: srv.Getenv})
@@ -27,6 +27,9 @@ func newGitHub(t *testing.T) (*githubtest.Server, *github.Client) {
 	cfg.UserAgent = "baton/test"
 	cfg.Sleep = func(context.Context, time.Duration) error { return nil }
 	cfg.Retry = github.Retry{Timeout: 5 * time.Second}
+	for _, e := range edit {
+		e(&cfg)
+	}
 	c, err := github.New(cfg)
 	if err != nil {
 		t.Fatal(err)

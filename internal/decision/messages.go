@@ -20,6 +20,10 @@ var (
 		JA: "決定 %s は直前に issue #%d へ投稿済みだったため、再投稿しませんでした",
 		EN: "decision %s was already on issue #%d (posted meanwhile); not posted again",
 	}
+	msgRecheckFailed = i18n.Msg{
+		JA: "投稿直前に issue #%d を読み直せませんでした（それ以前の重複確認に基づいて投稿しました）: %s",
+		EN: "could not read issue #%d again just before posting (posted on the strength of the earlier checks): %s",
+	}
 	msgSummaryView = i18n.Msg{
 		JA: "issue #%d のコメントを読めなかったため、要約は投稿していません（重複を避けるため）。%s",
 		EN: "could not read issue #%d's comments, so the summary was not posted (to avoid a duplicate). %s",

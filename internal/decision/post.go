@@ -74,6 +74,10 @@ type PostResult struct {
 	AlreadyPosted []string `json:"-"`
 	// LastKind and LastHint are the last tracker failure's.
 	LastKind, LastHint string `json:"-"`
+	// RecheckErr is set when the issue could not be read just before
+	// posting; the decisions were posted on the strength of the earlier
+	// checks.
+	RecheckErr error `json:"-"`
 }
 
 // Post posts one comment per decision to issue, redacted. One failure does
@@ -83,7 +87,11 @@ type PostResult struct {
 // duplicates from this session).
 func Post(ctx context.Context, t tracker.Tracker, issue int, decisions []UserDecision, lang i18n.Lang) PostResult {
 	res := PostResult{Posted: []string{}, Failed: []Failure{}}
-	posted, _ := PostedSlugs(ctx, t, issue)
+	posted, err := PostedSlugs(ctx, t, issue)
+	if err != nil {
+		res.RecheckErr = err
+		posted = map[string]bool{}
+	}
 	for _, d := range decisions {
 		slug := d.Candidate.Slug
 		if err := d.Validate(); err != nil {
