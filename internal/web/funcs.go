@@ -37,6 +37,15 @@ func (s *Server) funcs() template.FuncMap {
 			}
 			return t.In(s.o.Loc).Format("2006-01-02 15:04:05")
 		},
+		// stamp shows an RFC 3339 time kept as text in a state file like
+		// when; text that is not one is shown as it is.
+		"stamp": func(v string) string {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return cmp0(v, "—")
+			}
+			return t.In(s.o.Loc).Format("2006-01-02 15:04:05")
+		},
 		"day": func(t time.Time) string {
 			if t.IsZero() {
 				return "—"

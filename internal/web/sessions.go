@@ -222,7 +222,11 @@ func fromRecord(r *journal.Record) entryView {
 }
 
 func fromEntry(e *index.Entry) entryView {
-	return entryView{Time: e.Time, Event: e.Event, Tool: e.Tool, File: e.File, Text: cmp.Or(e.Body, e.Title)}
+	v := entryView{Time: e.Time, Event: e.Event, Tool: e.Tool, File: e.File, Text: strings.TrimSpace(cmp.Or(e.Body, e.Title))}
+	if v.Text == v.File {
+		v.Text = "" // the file is shown on its own
+	}
+	return v
 }
 
 type sessionPage struct {
