@@ -204,10 +204,10 @@ func ReadDecisions(f Files, archived bool) ([]Decision, error) {
 // archive it twice.
 func ArchiveDecisions(f Files, now time.Time, after time.Duration) (int, error) {
 	path := f.Decisions()
-	lock := flock.New(path + ".lock")
-	if _, err := os.Stat(f.Dir); errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // nothing to archive; take no lock, make no file
 	}
+	lock := flock.New(path + ".lock")
 	if err := lock.Lock(); err != nil {
 		return 0, fmt.Errorf("lock decisions: %w", err)
 	}

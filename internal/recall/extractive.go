@@ -136,15 +136,21 @@ func openLoops(in Input) []string {
 			loops = append(loops, msgWaiting.Format(in.Lang, oneLine(e.Prompt)))
 		}
 	}
+	answered := false // a prompt came after the answer looked at
 	for i := len(in.Entries) - 1; i >= 0; i-- {
 		e := in.Entries[i]
+		if e.Prompt != "" {
+			answered = true
+		}
 		if e.Message == "" {
 			continue
 		}
 		for _, s := range sentences(e.Message) {
 			switch {
 			case strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？"):
-				loops = append(loops, msgQuestion.Format(in.Lang, s))
+				if !answered {
+					loops = append(loops, msgQuestion.Format(in.Lang, s))
+				}
 			case hasTodoWord(s):
 				loops = append(loops, s)
 			}

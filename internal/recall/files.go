@@ -202,3 +202,30 @@ func readAll[T any](path string, limit int64) ([]T, error) {
 	})
 	return out, err
 }
+
+// Layers is everything a route holds, for showing it.
+type Layers struct {
+	Decisions  []Decision
+	Recent     []Recent
+	Daily      []Daily
+	Candidates []Candidate
+}
+
+// ReadLayers reads a route's layers: the decisions (archived ones first
+// with archived), every L1 and L2 entry, oldest first, and the candidates
+// waiting for approval.
+func ReadLayers(f Files, archived bool) (Layers, error) {
+	var l Layers
+	var err error
+	if l.Decisions, err = ReadDecisions(f, archived); err != nil {
+		return l, err
+	}
+	if l.Recent, err = readAll[Recent](f.L1(), 0); err != nil {
+		return l, err
+	}
+	if l.Daily, err = readAll[Daily](f.L2(), 0); err != nil {
+		return l, err
+	}
+	l.Candidates, err = Pending(f)
+	return l, err
+}
