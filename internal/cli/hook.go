@@ -83,6 +83,11 @@ func hookRun(ctx context.Context, opts *HookOptions) (err error) {
 	if err == nil {
 		err = archiveAtSessionEnd(f, res)
 	}
+	// The recent summary of a session that compacts or ends is made by a
+	// detached job, never on the hook's path.
+	if err := startLayerJob(f, res); err != nil {
+		warnings = append(warnings, err)
+	}
 	if len(warnings) > 0 {
 		var closer io.Closer
 		logger, closer = openLog(f, res.State)
@@ -99,8 +104,11 @@ func (o *HookOptions) providers() []hook.Provider {
 		return o.Providers
 	}
 	// The resume briefing comes first; when there is none it gives way to
-	// the status line, which would only repeat it.
-	return []hook.Provider{startBriefing(o.Factory), decision.PendingReviewProvider{}}
+	// the status line, which would only repeat it. The context layers take
+	// what the others leave of the limit.
+	brief := &measured{Provider: startBriefing(o.Factory)}
+	review := &measured{Provider: decision.PendingReviewProvider{}}
+	return []hook.Provider{brief, review, contextLayers(o.Factory, brief, review)}
 }
 
 var recordingMsg = i18n.Msg{

@@ -23,6 +23,8 @@ type InitOptions struct {
 	Uninstall bool
 	Command   string
 	Lang      string
+	// MCP also registers `baton mcp` in the repository's .mcp.json.
+	MCP bool
 }
 
 // NewCmdInit builds `baton init`, which wires Claude Code's hooks to baton.
@@ -52,6 +54,7 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 	cmd.Flags().BoolVar(&opts.Uninstall, "uninstall", false, "remove the hooks baton added")
 	cmd.Flags().StringVar(&opts.Command, "command", claudecode.DefaultHookCommand, "hook command to install")
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "message language: ja or en")
+	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "also register baton mcp in the repository's .mcp.json (with --uninstall: remove it)")
 	return cmd
 }
 
@@ -79,6 +82,11 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	}
 	if repoErr != nil && !opts.User {
 		return errors.New(msgNeedRepo.Format(lang, repoErr))
+	}
+	if opts.MCP {
+		if err := initMCP(ctx, f, repo, repoErr, opts.Uninstall, lang); err != nil {
+			return err
+		}
 	}
 	local, shared, user := claudecode.SettingsPaths(f.Getenv("HOME"), repo.Worktree)
 	path := local

@@ -57,6 +57,9 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdUsage(f, nil),
 		NewCmdReindex(f, nil),
 		NewCmdArchive(f, nil),
+		NewCmdContext(f),
+		NewCmdMCP(f, nil),
+		NewCmdFetch(f, nil),
 		NewCmdVersion(f),
 	)
 	return root

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/baton-cli/baton/internal/claudecode"
+	"github.com/baton-cli/baton/internal/gitrepo"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/mcpserver"
+	"github.com/baton-cli/baton/internal/recall"
+	"github.com/baton-cli/baton/internal/slackapi"
+	"github.com/baton-cli/baton/internal/tracker"
+)
+
+// MCPOptions are the inputs of `baton mcp`.
+type MCPOptions struct {
+	Factory *Factory
+	Route   string
+}
+
+// NewCmdMCP builds `baton mcp`, the MCP server of the pull tools.
+func NewCmdMCP(f *Factory, runF func(context.Context, *MCPOptions) error) *cobra.Command {
+	opts := &MCPOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the context tools to an agent over MCP (stdio)",
+		Long: "Runs a Model Context Protocol server on stdin and stdout with the tools session_log,\n" +
+			"issue_body (the configured tracker), thread_history (Slack: SLACK_BOT_TOKEN, SLACK_API_URL),\n" +
+			"decisions and search. Claude Code starts it from the repository's .mcp.json, which\n" +
+			"`baton init --mcp` writes, or from --mcp-config. Depths are capped at context.max_depth.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return mcpRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Route, "route", "", "context route (default: context.route, else default)")
+	return cmd
+}
+
+func mcpRun(ctx context.Context, opts *MCPOptions) error {
+	f := opts.Factory
+	e, err := newContextEnv(f, contextFlags{Route: opts.Route})
+	if err != nil {
+		return err
+	}
+	return mcpserver.Serve(ctx, newPuller(f, e), Version(), f.IO.In, f.IO.Out)
+}
+
+// newPuller serves pulls for the route of e: the tracker of tracker.kind,
+// Slack when SLACK_BOT_TOKEN is set.
+func newPuller(f *Factory, e *contextEnv) *recall.Puller {
+	p := &recall.Puller{
+		State: e.w.state, Route: e.files.Route, MaxDepth: e.cfg.ContextMaxDepth(), Lang: e.lang,
+		SlackChannel: e.cfg.Context.SlackChannel,
+		Tracker: func(ctx context.Context) (tracker.Tracker, func() error, error) {
+			return f.Tracker(ctx, e.w.root)
+		},
+	}
+	if token := f.Getenv("SLACK_BOT_TOKEN"); token != "" {
+		p.Slack = func() (*slackapi.Client, error) {
+			return slackapi.New(slackapi.Config{Token: token, APIURL: f.Getenv("SLACK_API_URL")})
+		}
+	}
+	return p
+}
+
+// MCPConfigFile is the repository's MCP configuration, which Claude Code
+// reads at the worktree's top.
+const MCPConfigFile = ".mcp.json"
+
+var (
+	msgMCPAdded     = i18n.Msg{JA: "%s に MCP サーバー baton（baton mcp）を登録しました", EN: "Registered the MCP server baton (baton mcp) in %s"}
+	msgMCPUnchanged = i18n.Msg{JA: "%s の MCP サーバー baton は登録済みです（変更なし）", EN: "%s already registers the MCP server baton (no change)"}
+	msgMCPRemoved   = i18n.Msg{JA: "%s から MCP サーバー baton を外しました", EN: "Removed the MCP server baton from %s"}
+	msgMCPNone      = i18n.Msg{JA: "%s に MCP サーバー baton はありません（変更なし）", EN: "%s has no MCP server baton (no change)"}
+	msgMCPNeedsRepo = i18n.Msg{JA: "--mcp はリポジトリの .mcp.json に書きます。git リポジトリの中で実行してください: %v", EN: "--mcp writes the repository's .mcp.json: run this inside a git repository: %v"}
+)
+
+// initMCP registers `baton mcp` in the repository's .mcp.json, or takes it
+// out when uninstall is set.
+func initMCP(ctx context.Context, f *Factory, repo gitrepo.Repo, repoErr error, uninstall bool, lang i18n.Lang) error {
+	if repoErr != nil {
+		return fmt.Errorf("%s", msgMCPNeedsRepo.Format(lang, repoErr))
+	}
+	path := filepath.Join(repo.Worktree, MCPConfigFile)
+	if uninstall {
+		ch, err := claudecode.UninstallMCPServer(ctx, path, mcpserver.Name)
+		if err != nil {
+			return err
+		}
+		if len(ch.Removed) > 0 {
+			fmt.Fprintln(f.IO.Out, msgMCPRemoved.Format(lang, path))
+		} else {
+			fmt.Fprintln(f.IO.Out, msgMCPNone.Format(lang, path))
+		}
+		return nil
+	}
+	ch, err := claudecode.InstallMCPServer(ctx, path, mcpserver.Name, "baton", []string{"mcp"})
+	if err != nil {
+		return err
+	}
+	if len(ch.Added) > 0 || ch.Created || !ch.Unchanged {
+		fmt.Fprintln(f.IO.Out, msgMCPAdded.Format(lang, path))
+	} else {
+		fmt.Fprintln(f.IO.Out, msgMCPUnchanged.Format(lang, path))
+	}
+	return nil
+}
