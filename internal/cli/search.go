@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,7 +59,7 @@ func NewCmdSearch(f *Factory, runF func(context.Context, *SearchOptions) error) 
 
 var (
 	msgSearchNone   = i18n.Msg{JA: "%q に一致するものはありません", EN: "nothing matches %q"}
-	msgSearchPage   = i18n.Msg{JA: "%d 件中 %d–%d 件目", EN: "%d–%d of %d"}
+	msgSearchPage   = i18n.Msg{JA: "%s 件中 %d–%d 件目", EN: "%d–%d of %s"}
 	msgSearchMore   = i18n.Msg{JA: "続きは --page %d", EN: "more with --page %d"}
 	msgSearchRecent = i18n.Msg{JA: "一致が多いため新しい順に表示しています", EN: "many matches: newest first"}
 	msgSearchQuery  = i18n.Msg{JA: "検索語を解釈できません: %s", EN: "cannot read the query: %s"}
@@ -68,12 +69,14 @@ var (
 
 // searchJSON is the --json output.
 type searchJSON struct {
-	Query  string    `json:"query"`
-	Total  int       `json:"total"`
-	Page   int       `json:"page"`
-	Limit  int       `json:"limit"`
-	Ranked bool      `json:"ranked"`
-	Hits   []hitJSON `json:"hits"`
+	Query string `json:"query"`
+	Total int    `json:"total"`
+	// AtLeast: more match than were counted; total is a lower bound.
+	AtLeast bool      `json:"total_at_least,omitempty"`
+	Page    int       `json:"page"`
+	Limit   int       `json:"limit"`
+	Ranked  bool      `json:"ranked"`
+	Hits    []hitJSON `json:"hits"`
 }
 
 type hitJSON struct {
@@ -139,7 +142,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	if opts.JSON {
-		out := searchJSON{Query: opts.Query, Total: res.Total, Page: opts.Page, Limit: q.Limit, Ranked: res.Ranked, Hits: []hitJSON{}}
+		out := searchJSON{Query: opts.Query, Total: res.Total, AtLeast: res.AtLeast, Page: opts.Page, Limit: q.Limit, Ranked: res.Ranked, Hits: []hitJSON{}}
 		for _, h := range res.Hits {
 			j := hitJSON{Kind: h.Kind, Session: h.Session, Worktree: h.Worktree, Branch: h.Branch, File: h.File,
 				Issue: h.Issue, Event: h.Event, Title: h.Title, Snippet: h.Marked("«", "»"), Ref: h.Ref}
@@ -186,11 +189,15 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		}
 	}
 	first, last := q.Offset+1, q.Offset+len(res.Hits)
-	footer := fmt.Sprintf(msgSearchPage.In(lang), first, last, res.Total)
-	if lang == i18n.JA {
-		footer = fmt.Sprintf(msgSearchPage.In(lang), res.Total, first, last)
+	total := strconv.Itoa(res.Total)
+	if res.AtLeast {
+		total = strconv.Itoa(index.RankLimit) + "+"
 	}
-	if last < res.Total {
+	footer := fmt.Sprintf(msgSearchPage.In(lang), first, last, total)
+	if lang == i18n.JA {
+		footer = fmt.Sprintf(msgSearchPage.In(lang), total, first, last)
+	}
+	if last < res.Total || res.AtLeast && len(res.Hits) == q.Limit {
 		footer += "  (" + msgSearchMore.Format(lang, opts.Page+1) + ")"
 	}
 	if !res.Ranked {

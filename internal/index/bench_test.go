@@ -28,8 +28,8 @@ func benchIndex(b *testing.B) *Index {
 		if err := os.MkdirAll(st.Root, 0o755); err != nil {
 			b.Fatal(err)
 		}
-		// About 250 bytes a record.
-		cmd := exec.Command("go", "run", "./bench/gen", "journal", "-size", "245MiB", "-out", st.Journal())
+		// About 270 bytes a record.
+		cmd := exec.Command("go", "run", "./bench/gen", "journal", "-size", "260MiB", "-out", st.Journal())
 		cmd.Dir = filepath.Join("..", "..")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("generate journal: %v\n%s", err, out)

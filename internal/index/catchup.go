@@ -254,7 +254,7 @@ func (w *writer) begin(ctx context.Context) error {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
-	insFTS, err := tx.PrepareContext(ctx, "INSERT INTO docs_fts(rowid, title, body) VALUES(?, ?, ?)")
+	insFTS, err := tx.PrepareContext(ctx, "INSERT INTO docs_fts(rowid, title, body, kind) VALUES(?, ?, ?, ?)")
 	if err != nil {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
@@ -304,7 +304,7 @@ func (w *writer) add(ctx context.Context, d *doc) error {
 	if err != nil {
 		return fmt.Errorf("catch up: %w", err)
 	}
-	if _, err := w.insFTS.ExecContext(ctx, id, segment(d.title), segment(d.body)); err != nil {
+	if _, err := w.insFTS.ExecContext(ctx, id, segment(d.title), segment(d.body), string(d.kind)); err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
 	w.n++

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -29,15 +30,18 @@ const (
 )
 
 // RankLimit is the number of matches past which hits come newest first
-// rather than by relevance: ranking every match of a very common word would
-// cost more than a search may take.
+// rather than by relevance, and matches are no longer counted: ranking or
+// counting every match of a very common word would cost more than a search
+// may take.
 const RankLimit = 5000
 
 // Results are one page of hits.
 type Results struct {
 	Hits []Hit
-	// Total is how many documents match, across all pages.
-	Total int
+	// Total is how many documents match, across all pages; with AtLeast,
+	// more than RankLimit match and Total is RankLimit+1.
+	Total   int
+	AtLeast bool
 	// Ranked is false when the hits are newest first (see RankLimit).
 	Ranked bool
 }
@@ -99,37 +103,40 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 	limit = min(limit, MaxLimit)
 	offset := max(q.Offset, 0)
 
+	// The query looks at titles and bodies; a kind filter is a match on
+	// the kind column, which the index intersects at no cost.
+	match = "{title body} : (" + match + ")"
+	if len(q.Kinds) > 0 {
+		kinds := make([]string, len(q.Kinds))
+		for i, k := range q.Kinds {
+			kinds[i] = string(k)
+		}
+		match = "kind : (" + strings.Join(kinds, " OR ") + ") AND " + match
+	}
 	where := "docs_fts MATCH ?"
 	args := []any{match}
-	if len(q.Kinds) > 0 {
-		marks := strings.TrimSuffix(strings.Repeat("?,", len(q.Kinds)), ",")
-		where += " AND d.kind IN (" + marks + ")"
-		for _, k := range q.Kinds {
-			args = append(args, string(k))
-		}
-	}
+	from := " FROM docs_fts WHERE "
 	if !q.Since.IsZero() {
 		where += " AND d.ts >= ?"
 		args = append(args, q.Since.UnixMilli())
-	}
-	from := " FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid WHERE "
-	if len(q.Kinds) == 0 && q.Since.IsZero() {
-		from = " FROM docs_fts WHERE "
+		from = " FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE "
 	}
 	res := &Results{}
-	if err := ix.db.QueryRowContext(ctx, "SELECT count(*)"+from+where, args...).Scan(&res.Total); err != nil {
+	count := "SELECT count(*) FROM (SELECT 1" + from + where + " LIMIT " + strconv.Itoa(RankLimit+1) + ")"
+	if err := ix.db.QueryRowContext(ctx, count, args...).Scan(&res.Total); err != nil {
 		return nil, searchError(err)
 	}
-	if res.Total == 0 || offset >= res.Total {
+	res.AtLeast = res.Total > RankLimit
+	if res.Total == 0 || (offset >= res.Total && !res.AtLeast) {
 		res.Ranked = true
 		return res, nil
 	}
 	order := "docs_fts.rowid DESC"
-	if res.Total <= RankLimit {
+	if !res.AtLeast {
 		order, res.Ranked = "docs_fts.rank", true
 	}
 	rows, err := ix.db.QueryContext(ctx, `SELECT d.kind, d.session, d.ts, d.worktree, d.branch, d.file, d.issue, d.event, d.title, d.body, d.ref
-		FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid WHERE `+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+		FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE `+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
 		append(args, limit, offset)...)
 	if err != nil {
 		return nil, searchError(err)

@@ -31,8 +31,9 @@ CREATE INDEX docs_session ON docs(session, ts);
 CREATE INDEX docs_kind_ts ON docs(kind, ts);
 
 -- The words of title and body, with CJK characters spaced apart so that
--- Japanese is found by any run of characters. The text itself is in docs.
-CREATE VIRTUAL TABLE docs_fts USING fts5(title, body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+-- Japanese is found by any run of characters, and the kind, so that a kind
+-- filter is part of the match. The text itself is in docs.
+CREATE VIRTUAL TABLE docs_fts USING fts5(title, body, kind, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
 CREATE TABLE sessions (
 	id         TEXT PRIMARY KEY,
