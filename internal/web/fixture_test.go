@@ -65,7 +65,7 @@ type fixture struct {
 	RunID             string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	root := t.TempDir()
 	fx := &fixture{
@@ -223,7 +223,7 @@ const (
 // shape: the main session's holds the hostile prompt and a response
 // written twice (one line per content block), the other's one response
 // the day before; and a malformed line.
-func (fx *fixture) writeTranscripts(t *testing.T, at func(int) time.Time) {
+func (fx *fixture) writeTranscripts(t testing.TB, at func(int) time.Time) {
 	t.Helper()
 	line := func(typ, session, cwd string, ts time.Time, extra map[string]any) string {
 		m := map[string]any{"type": typ, "uuid": fmt.Sprintf("u-%d", ts.UnixNano()), "sessionId": session, "cwd": cwd,
@@ -291,7 +291,7 @@ func itoa(n int) string { s, _ := num(n); return strings.ReplaceAll(s, ",", "") 
 
 // index opens the fixture's index and catches it up; it is closed when
 // the test ends.
-func (fx *fixture) index(t *testing.T) *index.Index {
+func (fx *fixture) index(t testing.TB) *index.Index {
 	t.Helper()
 	ctx := context.Background()
 	ix, err := index.Open(ctx, fx.State.Index(), index.Options{Now: func() time.Time { return fxNow }, Sources: index.Sources{
@@ -311,7 +311,7 @@ func (fx *fixture) index(t *testing.T) *index.Index {
 }
 
 // server serves the fixture behind the guard on a loopback port.
-func (fx *fixture) server(t *testing.T, o Options, token string) *httptest.Server {
+func (fx *fixture) server(t testing.TB, o Options, token string) *httptest.Server {
 	t.Helper()
 	s, err := New(o)
 	if err != nil {

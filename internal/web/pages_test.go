@@ -31,6 +31,48 @@ func get(t *testing.T, ts string, path string, header ...string) (*http.Response
 
 // TestPages loads every page of the fixture, from the files alone and with
 // the index.
+func TestSearchPages(t *testing.T) {
+	fx := newFixture(t)
+	o := fx.options()
+	o.Index = fx.index(t)
+	o.SearchPage = 3
+	ts := fx.server(t, o, "")
+	// "csv" matches 10 documents: pages of 3, 3, 3 and 1.
+	tests := []struct {
+		name       string
+		page       string
+		hits       int
+		prev, next bool
+		start      string
+	}{
+		{name: "first page", page: "", hits: 3, next: true, start: `start="1"`},
+		{name: "second page", page: "2", hits: 3, prev: true, next: true, start: `start="4"`},
+		{name: "last page", page: "4", hits: 1, prev: true, start: `start="10"`},
+		{name: "past the end", page: "9", hits: 0, prev: true},
+		{name: "nonsense page is the first", page: "x", hits: 3, next: true, start: `start="1"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, body := get(t, ts.URL, "/search?q=csv&page="+tt.page)
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("status %d; want 200", res.StatusCode)
+			}
+			if got := strings.Count(body, `<li class="hit">`); got != tt.hits {
+				t.Errorf("%d hits; want %d", got, tt.hits)
+			}
+			if got := strings.Contains(body, `rel="prev"`); got != tt.prev {
+				t.Errorf("previous link %v; want %v", got, tt.prev)
+			}
+			if got := strings.Contains(body, `rel="next"`); got != tt.next {
+				t.Errorf("next link %v; want %v", got, tt.next)
+			}
+			if !strings.Contains(body, "Results: 10") || !strings.Contains(body, tt.start) {
+				t.Errorf("want the total 10 and the list numbered from %s", tt.start)
+			}
+		})
+	}
+}
+
 func TestPages(t *testing.T) {
 	fx := newFixture(t)
 	withIndex := fx.options()

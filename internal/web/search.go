@@ -11,8 +11,9 @@ import (
 	"github.com/baton-cli/baton/internal/index"
 )
 
-// searchPageSize is how many hits a search page shows.
-const searchPageSize = 20
+// DefaultSearchPage is how many hits a search page shows when
+// Options.SearchPage is 0.
+const DefaultSearchPage = 20
 
 type hitView struct {
 	Kind, Title   string
@@ -49,7 +50,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusOK, "search", "search", title, p)
 		return
 	}
-	query := index.Query{Text: p.Query, Limit: searchPageSize}
+	query := index.Query{Text: p.Query, Limit: s.o.SearchPage}
 	if p.Kind != "" {
 		k, err := index.ParseKind(p.Kind)
 		if err != nil {
@@ -67,8 +68,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	query.Since = since
 	page, _ := strconv.Atoi(q.Get("page"))
-	page = max(page, 1)
-	query.Offset = (page - 1) * searchPageSize
+	page = min(max(page, 1), index.MaxLimit*index.MaxLimit/s.o.SearchPage)
+	query.Offset = (page - 1) * s.o.SearchPage
 
 	p.Warning = s.catchUp(r.Context())
 	res, err := s.o.Index.Search(r.Context(), query)

@@ -29,7 +29,7 @@ var staticFS embed.FS
 
 // DefaultJournalRecords is how many of the journal's newest records the
 // session pages read when Options.JournalRecords is 0.
-const DefaultJournalRecords = 20000
+const DefaultJournalRecords = 5000
 
 // Options are where the dashboard reads from and how it speaks.
 type Options struct {
@@ -60,6 +60,9 @@ type Options struct {
 	// TranscriptDirs are the folders of the repository's agent transcripts,
 	// one per worktree, which token usage is counted from.
 	TranscriptDirs []string
+	// SearchPage is how many hits a search page shows (default
+	// DefaultSearchPage).
+	SearchPage int
 	// JournalRecords bounds how many of the journal's newest records the
 	// session pages read (default DefaultJournalRecords).
 	JournalRecords int
@@ -88,6 +91,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.SearchPage <= 0 {
+		o.SearchPage = DefaultSearchPage
 	}
 	if o.JournalRecords <= 0 {
 		o.JournalRecords = DefaultJournalRecords
