@@ -56,8 +56,8 @@ type RecentOptions struct {
 // MakeRecent makes an L1 entry from the newest records and appends it, and
 // records the approval candidates found in them. It writes nothing and
 // returns ok false when there are no records, or when the newest entry
-// already covers the same records. A summarizer error leaves the layer as
-// it was.
+// already covers the same records (unless this one is for a compaction and
+// that one is not). A summarizer error leaves the layer as it was.
 func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok bool, err error) {
 	now := m.Now()
 	all := o.Entries
@@ -78,8 +78,12 @@ func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok b
 		entries = entries[len(entries)-m.Records:]
 	}
 	last := entries[len(entries)-1]
+	// The same records summarized again say nothing new, except that a
+	// compaction leaves an entry of its own: it marks the summary the
+	// compacted session goes on from.
 	if prev, has, err := lastOf[Recent](m.Files.L1(), layerReadBytes, nil); err == nil && has &&
-		prev.Session == o.Session && prev.To.Equal(last.TS) && prev.Records == len(entries) {
+		prev.Session == o.Session && prev.To.Equal(last.TS) && prev.Records == len(entries) &&
+		(o.Trigger != evPreCompact || prev.Trigger == evPreCompact) {
 		return prev, false, nil
 	}
 

@@ -93,6 +93,12 @@ func TestMakeRecent(t *testing.T) {
 	if len(all) != 1 {
 		t.Errorf("%d L1 entries; want 1", len(all))
 	}
+	// A compaction of the same records leaves an entry of its own, once.
+	for i, want := range []bool{true, false} {
+		if _, ok, err := m.MakeRecent(context.Background(), RecentOptions{Session: "s1", Trigger: "PreCompact"}); ok != want || err != nil {
+			t.Errorf("PreCompact run %d = %v, %v; want %v", i, ok, err, want)
+		}
+	}
 	// A session with no records: nothing written.
 	if _, ok, err := m.MakeRecent(context.Background(), RecentOptions{Session: "nobody"}); ok || err != nil {
 		t.Errorf("MakeRecent for an unknown session = %v, %v; want nothing", ok, err)
