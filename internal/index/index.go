@@ -30,7 +30,7 @@
 // text is found by any run of its characters. A query FTS5 cannot read wraps
 // ErrQuery. Hits come best first (bm25) and are paged with Limit and Offset;
 // a query matching more than RankLimit documents comes newest first instead,
-// to stay fast.
+// and its Total is a lower bound (Results.AtLeast), to stay fast.
 //
 // Hit.Snippet is a short excerpt of the document as Spans, the matches marked:
 // a terminal writes them with «» or colour, a web page with <mark> around the
