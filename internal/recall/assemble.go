@@ -26,6 +26,9 @@ type Layout struct {
 	Headings map[Layer]string
 	// Note says what was left out, given the count per layer.
 	Note func(left map[Layer]int) string
+	// Left counts entries left out before assembly (too old to fit); they
+	// are in the note and in Assembly.Left.
+	Left map[Layer]int
 }
 
 // Assembly is what a push kept.
@@ -48,21 +51,31 @@ var layerOrder = [...]Layer{L3, L1, L2}
 // fits, or "".
 func Assemble(items []Item, lay Layout, budget int) Assembly {
 	a := Assembly{Kept: map[Layer]int{}, Left: map[Layer]int{}}
+	pre := 0
+	for l, n := range lay.Left {
+		a.Left[l] += n
+		pre += n
+	}
 	keep := make([]bool, len(items))
 	for i := range keep {
 		keep[i] = true
 	}
-	if full := render(items, keep, lay, nil); hook.Len(full) <= budget {
-		for _, it := range items {
-			a.Kept[it.Layer]++
+	if pre == 0 {
+		if full := render(items, keep, lay, nil); hook.Len(full) <= budget {
+			for _, it := range items {
+				a.Kept[it.Layer]++
+			}
+			a.Text = full
+			return a
 		}
-		a.Text = full
-		return a
 	}
 
 	// Set aside room for the longest note this push could need: the one
 	// counting every item as left out.
 	all := map[Layer]int{}
+	for l, n := range lay.Left {
+		all[l] += n
+	}
 	for _, it := range items {
 		all[it.Layer]++
 	}
@@ -101,6 +114,7 @@ func Assemble(items []Item, lay Layout, budget int) Assembly {
 			a.Left[it.Layer]++
 		}
 	}
+
 	a.Text = render(items, keep, lay, a.Left)
 	if hook.Len(a.Text) > budget {
 		// Only a head or a note longer than the budget gets here.

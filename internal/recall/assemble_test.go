@@ -195,3 +195,17 @@ func TestAssemble(t *testing.T) {
 		})
 	}
 }
+
+// Entries left out before assembly are counted and said, even when the
+// rest fits.
+func TestAssemblePreLeft(t *testing.T) {
+	lay := testLayout(i18n.EN)
+	lay.Left = map[Layer]int{L3: 250}
+	a := Assemble([]Item{{Layer: L3, Text: "- [2026-05-13] newest (source: -)"}, {Layer: L1, Text: "Goal: g"}}, lay, hook.MaxContext)
+	if a.Left[L3] != 250 || a.Kept[L3] != 1 || a.Kept[L1] != 1 {
+		t.Fatalf("kept %v left %v; want both items kept and 250 decisions left", a.Kept, a.Left)
+	}
+	if !strings.Contains(a.Text, "250 older decision(s)") || !strings.Contains(a.Text, "newest") {
+		t.Errorf("text:\n%s", a.Text)
+	}
+}

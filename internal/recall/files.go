@@ -175,18 +175,67 @@ func readLines(path string, limit int64, fn func(line []byte) error) error {
 	return nil
 }
 
-// lastOf returns the newest complete line of path that decodes into a T
-// accepted by keep, reading at most the last limit bytes; ok is false when
-// there is none.
-func lastOf[T any](path string, limit int64, keep func(*T) bool) (v T, ok bool, err error) {
-	err = readLines(path, limit, func(line []byte) error {
-		var x T
-		if json.Unmarshal(line, &x) == nil && (keep == nil || keep(&x)) {
-			v, ok = x, true
+// tailLines returns the complete, non-empty lines in the last limit bytes
+// of path (all of it when limit <= 0), oldest first. A missing file has
+// none. It reads once and decodes nothing, so callers can decode from the
+// newest line back and stop early.
+func tailLines(path string, limit int64) ([][]byte, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	size, off := fi.Size(), int64(0)
+	if limit > 0 && size > limit {
+		off = size - limit - 1 // one byte more: does the window start a line?
+	}
+	buf := make([]byte, size-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	if off > 0 {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return nil, nil
 		}
-		return nil
-	})
-	return v, ok, err
+		buf = buf[i+1:]
+	}
+	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+		buf = buf[:i] // a last line without its newline is still being written
+	} else {
+		return nil, nil
+	}
+	var lines [][]byte
+	for line := range bytes.SplitSeq(buf, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			lines = append(lines, line)
+		}
+	}
+	return lines, nil
+}
+
+// lastOf returns the newest line of path, within its last limit bytes,
+// that decodes into a T; ok is false when there is none. Only the lines
+// after it are decoded too.
+func lastOf[T any](path string, limit int64) (v T, ok bool, err error) {
+	lines, err := tailLines(path, limit)
+	if err != nil {
+		return v, false, err
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		var x T
+		if json.Unmarshal(lines[i], &x) == nil {
+			return x, true, nil
+		}
+	}
+	return v, false, nil
 }
 
 // readAll decodes every line of path into a T, skipping lines that do not

@@ -81,7 +81,7 @@ func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok b
 	// The same records summarized again say nothing new, except that a
 	// compaction leaves an entry of its own: it marks the summary the
 	// compacted session goes on from.
-	if prev, has, err := lastOf[Recent](m.Files.L1(), layerReadBytes, nil); err == nil && has &&
+	if prev, has, err := lastOf[Recent](m.Files.L1(), layerReadBytes); err == nil && has &&
 		prev.Session == o.Session && prev.To.Equal(last.TS) && prev.Records == len(entries) &&
 		(o.Trigger != evPreCompact || prev.Trigger == evPreCompact) {
 		return prev, false, nil

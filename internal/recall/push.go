@@ -2,7 +2,9 @@ package recall
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,9 +44,63 @@ type Pushed struct {
 	DailyDue string
 }
 
-// layerReadBytes bounds how much of the L1 and L2 files a push reads: the
-// newest entries are at the end.
+// layerReadBytes bounds how much of the L1 and L2 files a job reads
+// looking for the newest entries, which are at the end.
 const layerReadBytes = 256 << 10
+
+// pushReadBytes bounds how much of the L1 and L2 files a push reads: an
+// entry is a few kilobytes at most.
+const pushReadBytes = 64 << 10
+
+// latestDays is how many of the last L2 entries a push compares to find
+// the newest day: a rebuild of an older day can come after it.
+const latestDays = 16
+
+// newestDecisions decodes the route's decisions from the newest back until
+// they fill budget characters: older ones could not be pushed beside them.
+// It returns their lines in the log's text format, oldest first, and how
+// many older lines it left unread.
+func newestDecisions(f Files, budget int) (ds []string, older int, err error) {
+	lines, err := tailLines(f.Decisions(), maxDecisionsRead)
+	if err != nil {
+		return nil, 0, err
+	}
+	used := 0
+	i := len(lines) - 1
+	for ; i >= 0 && used <= budget; i-- {
+		var d Decision
+		if json.Unmarshal(lines[i], &d) != nil || d.check() != nil {
+			continue
+		}
+		line := d.Line()
+		ds = append(ds, line)
+		used += hook.Len(line) + 1
+	}
+	slices.Reverse(ds)
+	return ds, i + 1, nil
+}
+
+// latestDaily returns the L2 entry of the newest day among the last few.
+func latestDaily(f Files) (Daily, bool, error) {
+	lines, err := tailLines(f.L2(), pushReadBytes)
+	if err != nil {
+		return Daily{}, false, err
+	}
+	best, bestDate := -1, ""
+	for i := len(lines) - 1; i >= 0 && i >= len(lines)-latestDays; i-- {
+		var d struct {
+			Date string `json:"date"`
+		}
+		if json.Unmarshal(lines[i], &d) == nil && d.Date > bestDate {
+			best, bestDate = i, d.Date
+		}
+	}
+	var d Daily
+	if best < 0 || json.Unmarshal(lines[best], &d) != nil {
+		return Daily{}, false, nil
+	}
+	return d, true, nil
+}
 
 // Push assembles the layers of a route for a session that (re)starts:
 // the restart case, then L3, L1 and L2 within o.Budget, whole entries only,
@@ -63,25 +119,27 @@ func Push(ctx context.Context, o PushOptions) (Pushed, error) {
 			return p, err
 		}
 	}
-	decisions, err := ReadDecisions(f, false)
+	decisions, older, err := newestDecisions(f, o.Budget)
 	if err != nil {
 		return p, err
 	}
-	recent, hasRecent, err := lastOf[Recent](f.L1(), layerReadBytes, nil)
+	recent, hasRecent, err := lastOf[Recent](f.L1(), pushReadBytes)
 	if err != nil {
 		return p, err
 	}
-	daily, hasDaily, err := newestDaily(f, "")
+	daily, hasDaily, err := latestDaily(f)
 	if err != nil {
 		return p, err
 	}
 	p.DailyDue = dailyDue(p.Restart, o.Now, daily, hasDaily)
 
 	items := pushItems(decisions, &recent, hasRecent, &daily, hasDaily, o)
-	if len(items) == 0 && p.Restart.Case != CaseCrash {
+	if len(items) == 0 && older == 0 && p.Restart.Case != CaseCrash {
 		return p, nil
 	}
-	p.Assembly = Assemble(items, pushLayout(f.Route, p.Restart, o), o.Budget)
+	lay := pushLayout(f.Route, p.Restart, o)
+	lay.Left = map[Layer]int{L3: older}
+	p.Assembly = Assemble(items, lay, o.Budget)
 	p.Text = p.Assembly.Text
 	return p, nil
 }
@@ -90,7 +148,7 @@ func Push(ctx context.Context, o PushOptions) (Pushed, error) {
 // the decisions past half the budget rank below the L1 and L2 entries, so
 // that a long decision log cannot crowd out what was going on just now:
 // the oldest decisions are the first to go, then L2, then L1.
-func pushItems(decisions []Decision, recent *Recent, hasRecent bool, daily *Daily, hasDaily bool, o PushOptions) []Item {
+func pushItems(decisions []string, recent *Recent, hasRecent bool, daily *Daily, hasDaily bool, o PushOptions) []Item {
 	const (
 		l3First = iota
 		l1
@@ -100,7 +158,7 @@ func pushItems(decisions []Decision, recent *Recent, hasRecent bool, daily *Dail
 	items := make([]Item, len(decisions), len(decisions)+2)
 	room := o.Budget / 2
 	for i := len(decisions) - 1; i >= 0; i-- {
-		text := decisions[i].Line()
+		text := decisions[i]
 		tier := l3First
 		if room -= hook.Len(text) + 1; room < 0 {
 			tier = l3Rest

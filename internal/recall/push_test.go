@@ -171,6 +171,12 @@ func TestPush(t *testing.T) {
 					t.Errorf("text has %q:\n%s", w, p.Text)
 				}
 			}
+			if p.Kept[L3]+p.Left[L3] != tt.decisions {
+				t.Errorf("decisions kept %d + left %d != %d", p.Kept[L3], p.Left[L3], tt.decisions)
+			}
+			if p.Left[L3] > 0 && !strings.Contains(p.Text, itoa(p.Left[L3])+" older decision(s)") {
+				t.Errorf("note does not count the %d decisions left out:\n%s", p.Left[L3], p.Text)
+			}
 			if got := p.Left[L3] > 0; got != tt.wantLeftL3 {
 				t.Errorf("left L3 %d; want some: %v", p.Left[L3], tt.wantLeftL3)
 			}
