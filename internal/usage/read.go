@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -30,12 +31,7 @@ func units(files []string, size int64) ([]unit, error) {
 	var out []unit
 	for _, path := range files {
 		u := unit{path: path, session: SessionOf(path), gz: strings.HasSuffix(path, ".gz")}
-		f, err := openFile(path)
-		if err != nil {
-			return nil, err
-		}
-		fi, err := f.Stat()
-		f.Close()
+		fi, err := os.Stat(path)
 		if err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
