@@ -2,14 +2,19 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/mcpserver"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/slackapi"
@@ -63,12 +68,51 @@ func newPuller(f *Factory, e *contextEnv) *recall.Puller {
 			return f.Tracker(ctx, e.w.root)
 		},
 	}
+	p.Index = func(ctx context.Context, query string, limit int) (string, error) {
+		return searchIndex(ctx, f, e, query, limit)
+	}
 	if token := f.Getenv("SLACK_BOT_TOKEN"); token != "" {
 		p.Slack = func() (*slackapi.Client, error) {
 			return slackapi.New(slackapi.Config{Token: token, APIURL: f.Getenv("SLACK_API_URL")})
 		}
 	}
 	return p
+}
+
+// searchIndex answers the search tool from index.db when it exists, caught
+// up first within a bound (an interrupted catch-up keeps its progress, and
+// the search sees what is there).
+func searchIndex(ctx context.Context, f *Factory, e *contextEnv, query string, limit int) (string, error) {
+	if _, err := os.Stat(e.w.state.Index()); err != nil {
+		return "", recall.ErrNoIndex
+	}
+	ix, err := openIndex(ctx, f, e.w, e.cfg, e.lang)
+	if err != nil {
+		return "", err
+	}
+	defer func() { ix.Close() }()
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	err = catchUpIndex(cctx, f, &ix, e.w, e.cfg, e.lang)
+	cancel()
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return "", err
+	}
+	res, err := ix.Search(ctx, index.Query{Text: query, Limit: min(limit, index.MaxLimit)})
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, h := range res.Hits {
+		when := "-"
+		if !h.Time.IsZero() {
+			when = h.Time.In(f.Now().Location()).Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(&b, "[%s] %s %s: %s\n", h.Kind, when, h.Title, h.Marked("«", "»"))
+	}
+	if len(res.Hits) == 0 {
+		return msgSearchNone.Format(e.lang, query), nil
+	}
+	return b.String(), nil
 }
 
 // MCPConfigFile is the repository's MCP configuration, which Claude Code

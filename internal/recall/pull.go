@@ -55,7 +55,13 @@ type Puller struct {
 	Slack func() (*slackapi.Client, error)
 	// SlackChannel is the channel of a thread request that names none.
 	SlackChannel string
+	// Index searches the search index; nil, or ErrNoIndex when there is
+	// none, makes Search read the layer files and the journal instead.
+	Index func(ctx context.Context, query string, limit int) (string, error)
 }
+
+// ErrNoIndex means there is no search index to ask.
+var ErrNoIndex = errors.New("no search index")
 
 // Depth applies the default and the cap to a requested depth and says
 // whether it was capped.
@@ -283,15 +289,22 @@ func hasAll(text string, words []string) bool {
 	return true
 }
 
-// Search finds query's words (all of them, any case) in the route's
-// layers, the decision archive included, and in the journal's newest
-// records, and returns up to limit hits, newest first.
+// Search asks the search index when there is one; else it finds query's
+// words (all of them, any case) in the route's layers, the decision archive
+// included, and in the journal's newest records, and returns up to limit
+// hits, newest first.
 func (p *Puller) Search(ctx context.Context, query string, limit int) (string, error) {
 	words := strings.Fields(strings.ToLower(query))
 	if len(words) == 0 {
 		return "", errors.New("search: empty query")
 	}
 	limit, _ = p.Depth(limit)
+	if p.Index != nil {
+		text, err := p.Index(ctx, query, limit)
+		if !errors.Is(err, ErrNoIndex) {
+			return redact.Redact(text), err
+		}
+	}
 	f, err := FilesFor(p.State, p.Route)
 	if err != nil {
 		return "", err
