@@ -58,6 +58,12 @@ func (g gitRunner) addWorktree(ctx context.Context, repo, dir, branch, base stri
 	return err
 }
 
+// branchExists reports whether the clone has a local branch of that name.
+func (g gitRunner) branchExists(ctx context.Context, repo, branch string) bool {
+	_, err := g.run(ctx, repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
+	return err == nil
+}
+
 // removeWorktree removes the worktree (even with changes in it) and prunes
 // git's record of it; the branch stays.
 func (g gitRunner) removeWorktree(ctx context.Context, repo, dir string) error {

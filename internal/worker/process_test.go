@@ -3,6 +3,7 @@ package worker
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,7 +137,7 @@ func TestProcessKilledWorkerIsRecovered(t *testing.T) {
 		t.Errorf("the killed run's worktree is not kept")
 	}
 	if len(res.Runs) != 1 || res.Runs[0].State != StateDone {
-		t.Fatalf("runs = %+v; want the issue run again to done", res.Runs)
+		t.Fatalf("runs = %s; want the issue run again to done", describeRuns(res.Runs))
 	}
 	h.wantLabels(t, n, doneLabels, activeLabels)
 	for _, c := range h.workerComments(n) {
@@ -242,4 +243,13 @@ func buildBaton(t *testing.T) string {
 		t.Skip("builds and runs the baton binary; skipped with -short")
 	}
 	return claudetest.BuildBaton(t)
+}
+
+// describeRuns shows what a failed expectation needs to see of each run.
+func describeRuns(runs []*Record) string {
+	var b strings.Builder
+	for _, r := range runs {
+		fmt.Fprintf(&b, "[issue %d state %s step %s category %s: %s] ", r.Issue, r.State, r.Step, r.Category, r.Summary)
+	}
+	return b.String()
 }

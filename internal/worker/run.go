@@ -167,11 +167,24 @@ func (r *run) work(ctx context.Context) {
 	rec := r.rec
 	x := r.w.opts.Config.Worker.Execution
 	started := r.w.opts.Now()
-	rec.Branch = "baton/" + strconv.Itoa(rec.Issue) + "-" + started.UTC().Format("20060102T150405Z")
 	owner, name := r.repo.OwnerName()
-	worktree := filepath.Join(r.w.opts.DataDir, "worktrees", owner, name, strconv.Itoa(rec.Issue)+"-"+started.UTC().Format("20060102T150405Z"))
 	clone := r.w.expandHome(r.repo.Path)
 	base := r.repo.Branch()
+	// The branch and folder are named after the issue and the start time; a
+	// run killed earlier in the same second keeps its branch and worktree,
+	// so a later run takes the next free suffix instead of failing.
+	name0 := strconv.Itoa(rec.Issue) + "-" + started.UTC().Format("20060102T150405Z")
+	worktreeRoot := filepath.Join(r.w.opts.DataDir, "worktrees", owner, name)
+	stamp := name0
+	for i := 2; i < 100; i++ {
+		_, statErr := os.Stat(filepath.Join(worktreeRoot, stamp))
+		if os.IsNotExist(statErr) && !r.w.git.branchExists(ctx, clone, "baton/"+stamp) {
+			break
+		}
+		stamp = name0 + "-" + strconv.Itoa(i)
+	}
+	rec.Branch = "baton/" + stamp
+	worktree := filepath.Join(worktreeRoot, stamp)
 
 	r.step("worktree")
 	if err := r.w.git.fetch(ctx, clone); err != nil {
