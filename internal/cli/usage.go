@@ -74,7 +74,7 @@ var (
 
 // usageMemoryLimit keeps the garbage collector working harder than it would
 // by default before the heap outgrows what counting needs.
-const usageMemoryLimit = 32 << 20
+const usageMemoryLimit = 24 << 20
 
 func usageRun(ctx context.Context, opts *UsageOptions) error {
 	f := opts.Factory

@@ -3,43 +3,29 @@ package usage
 import (
 	"fmt"
 	"hash/maphash"
-	"strconv"
 )
 
-// key identifies a response by a 128-bit hash of its ids: a collision between
-// two of a few million responses is far less likely than a disk error.
-type key [2]uint64
+// Responses are told apart by 64-bit hashes of their ids: two different
+// message ids share a hash once in about 10^19 pairs, and even then are only
+// merged when their request ids (or sessions and times) collide too.
 
-// hasher makes keys; its seeds are fixed for one Scan and safe to share.
-type hasher struct{ a, b maphash.Seed }
+// hasher hashes ids; its seed is fixed for one Scan and safe to share.
+type hasher struct{ seed maphash.Seed }
 
-func newHasher() hasher { return hasher{maphash.MakeSeed(), maphash.MakeSeed()} }
+func newHasher() hasher { return hasher{maphash.MakeSeed()} }
 
-func (h hasher) key(parts ...[]byte) key {
-	var x, y maphash.Hash
-	x.SetSeed(h.a)
-	y.SetSeed(h.b)
-	for _, p := range parts {
-		x.Write(p)
-		x.WriteByte(0)
-		y.Write(p)
-		y.WriteByte(0)
-	}
-	return key{x.Sum64(), y.Sum64()}
-}
+func (h hasher) sum(b []byte) uint64 { return maphash.Bytes(h.seed, b) }
 
 // resp is one response as a reader hands it to the table.
 type resp struct {
-	// exact is the response's identity: message and request id, or
-	// message id, session and time when there is no request id. route is
-	// message id and session, to find sidechain replays.
-	exact, route key
-	hasMsg       bool
-	side, fast   bool
-	ts           int64 // Unix milliseconds
-	session      string
-	model        string
-	tokens       Tokens
+	msg, req   uint64 // hashes of the message and request ids
+	hasMsg     bool
+	hasReq     bool
+	side, fast bool
+	ts         int64 // Unix milliseconds
+	session    string
+	model      string
+	tokens     Tokens
 }
 
 // makeResps appends a parsed line's responses to out: the line's own and
@@ -50,54 +36,53 @@ func (h hasher) makeResps(l *line, fileSession string, intern func([]byte) strin
 	if l.hasSess {
 		session = intern(l.session)
 	}
-	ms := l.ts.UnixMilli()
-	r := resp{hasMsg: l.hasMsg, side: l.side, fast: l.fast, ts: ms, session: session, model: intern(l.model), tokens: l.tokens}
-	r.exact, r.route = h.keys(l, l.msgID, session, ms)
+	r := resp{hasMsg: l.hasMsg, hasReq: l.hasReq, side: l.side, fast: l.fast, ts: l.ts.UnixMilli(),
+		session: session, model: intern(l.model), tokens: l.tokens}
+	if l.hasMsg {
+		r.msg = h.sum(l.msgID)
+	}
+	if l.hasReq {
+		r.req = h.sum(l.reqID)
+	}
 	out = append(out, r)
 	for i, a := range l.advisors {
-		ar := resp{hasMsg: l.hasMsg, side: l.side, ts: ms, session: session, model: intern(a.model), tokens: a.tokens}
+		ar := r
+		ar.fast, ar.model, ar.tokens = false, intern(a.model), a.tokens
 		if l.hasMsg {
-			id := fmt.Appendf(nil, "%s:advisor:%d", l.msgID, i)
-			ar.exact, ar.route = h.keys(l, id, session, ms)
+			ar.msg = h.sum(fmt.Appendf(nil, "%s:advisor:%d", l.msgID, i))
 		}
 		out = append(out, ar)
 	}
 	return out
 }
 
-func (h hasher) keys(l *line, msg []byte, session string, ms int64) (exact, route key) {
-	if !l.hasMsg {
-		return key{}, key{}
-	}
-	var tsBuf [20]byte
-	if l.hasReq {
-		exact = h.key([]byte("r"), msg, l.reqID)
-	} else {
-		exact = h.key([]byte("t"), msg, []byte(session), strconv.AppendInt(tsBuf[:0], ms, 10))
-	}
-	return exact, h.key([]byte("s"), msg, []byte(session))
-}
-
-// entry is a response kept, in as little memory as it takes.
+// entry is a response kept, in as little memory as it takes: the counts in
+// 32 bits each (a larger one, never seen in practice, is kept aside).
 type entry struct {
-	tokens  Tokens
-	ts      int64
-	session uint32
-	model   uint32
-	side    bool
-	fast    bool
+	in, out, create, read uint32
+	ts                    int64
+	req                   uint64
+	session               uint32
+	// next is the next entry with the same message id, or -1.
+	next  int32
+	model uint16
+	flags uint8
 }
 
-// node links the responses that share a route key.
-type node struct{ idx, next int32 }
+const (
+	flagSide = 1 << iota
+	flagFast
+	flagReq
+	flagBig // the counts are in table.big
+)
 
 // table keeps one entry per response.
 type table struct {
-	kept  pages
-	exact map[key]int32
-	// route maps a route key to the first of its nodes.
-	route map[key]int32
-	nodes []node
+	kept pages
+	// byMsg leads from a message id to its first entry.
+	byMsg map[uint64]int32
+	// big holds the counts that do not fit in 32 bits.
+	big map[int32]Tokens
 
 	sessions  []string
 	sessionID map[string]uint32
@@ -107,8 +92,8 @@ type table struct {
 
 func newTable() *table {
 	return &table{
-		exact:     map[key]int32{},
-		route:     map[key]int32{},
+		byMsg:     map[uint64]int32{},
+		big:       map[int32]Tokens{},
 		sessionID: map[string]uint32{},
 		modelID:   map[string]uint32{},
 	}
@@ -124,89 +109,107 @@ func intern(s string, list *[]string, ids map[string]uint32) uint32 {
 	return id
 }
 
-func (t *table) entryOf(r *resp) entry {
-	return entry{
-		tokens:  r.tokens,
-		ts:      r.ts,
+// set stores r in the entry at idx, keeping its place in its list.
+func (t *table) set(idx int32, r *resp) {
+	e := t.kept.at(idx)
+	next := e.next
+	*e = entry{ts: r.ts, req: r.req, next: next,
 		session: intern(r.session, &t.sessions, t.sessionID),
-		model:   intern(r.model, &t.models, t.modelID),
-		side:    r.side,
-		fast:    r.fast,
+		model:   uint16(min(intern(r.model, &t.models, t.modelID), 1<<16-1)),
 	}
+	if r.side {
+		e.flags |= flagSide
+	}
+	if r.fast {
+		e.flags |= flagFast
+	}
+	if r.hasReq {
+		e.flags |= flagReq
+	}
+	tk := r.tokens
+	delete(t.big, idx)
+	if fits(tk.Input) && fits(tk.Output) && fits(tk.CacheCreation) && fits(tk.CacheRead) {
+		e.in, e.out, e.create, e.read = uint32(tk.Input), uint32(tk.Output), uint32(tk.CacheCreation), uint32(tk.CacheRead)
+		return
+	}
+	e.flags |= flagBig
+	t.big[idx] = tk
+}
+
+func fits(n int64) bool { return n >= 0 && n <= 1<<32-1 }
+
+// tokens returns the counts of the entry at idx.
+func (t *table) tokens(idx int32) Tokens {
+	e := t.kept.at(idx)
+	if e.flags&flagBig != 0 {
+		return t.big[idx]
+	}
+	return Tokens{Input: int64(e.in), Output: int64(e.out), CacheCreation: int64(e.create), CacheRead: int64(e.read)}
 }
 
 // push adds one response in reading order.
 func (t *table) push(r *resp) {
 	if !r.hasMsg {
-		t.kept.add(t.entryOf(r))
+		t.set(t.kept.add(), r)
 		return
 	}
-	idx, found := t.exact[r.exact]
-	if !found {
-		idx, found = t.replayOf(r)
+	head, ok := t.byMsg[r.msg]
+	if !ok {
+		head = -1
 	}
+	idx, found := t.match(head, r)
 	if found {
-		if e := t.kept.at(idx); t.better(r, e) {
-			*e = t.entryOf(r)
-			t.index(r, idx)
+		if t.better(r, idx) {
+			t.set(idx, r)
 		}
 		return
 	}
-	idx = t.kept.add(t.entryOf(r))
-	t.index(r, idx)
+	idx = t.kept.add()
+	t.set(idx, r)
+	t.kept.at(idx).next = head
+	t.byMsg[r.msg] = idx
 }
 
-// replayOf finds a response of the same message and session of which r is
-// a sidechain replay, or which is a sidechain replay of r.
-func (t *table) replayOf(r *resp) (int32, bool) {
-	n, ok := t.route[r.route]
-	for ok {
-		nd := t.nodes[n]
-		if r.side || t.kept.at(nd.idx).side {
-			return nd.idx, true
+// match finds the entry r duplicates among those of its message id: the same
+// request, or with no request id the same session and time; failing that, a
+// response of the same session of which r is a sidechain replay, or which is
+// a sidechain replay of r.
+func (t *table) match(head int32, r *resp) (int32, bool) {
+	session, known := t.sessionID[r.session]
+	for i := head; i >= 0; i = t.kept.at(i).next {
+		e := t.kept.at(i)
+		hasReq := e.flags&flagReq != 0
+		if r.hasReq && hasReq && e.req == r.req {
+			return i, true
 		}
-		n, ok = nd.next, nd.next >= 0
+		if !r.hasReq && !hasReq && known && e.session == session && e.ts == r.ts {
+			return i, true
+		}
+	}
+	if !known {
+		return 0, false
+	}
+	for i := head; i >= 0; i = t.kept.at(i).next {
+		e := t.kept.at(i)
+		if e.session == session && (r.side || e.flags&flagSide != 0) {
+			return i, true
+		}
 	}
 	return 0, false
 }
 
-// better reports whether r should be counted instead of e: a main-chain line
-// beats a sidechain copy, then more tokens win.
-func (t *table) better(r *resp, e *entry) bool {
-	if r.side != e.side {
-		return e.side
+// better reports whether r should be counted instead of the entry at idx: a
+// main-chain line beats a sidechain copy, then more tokens win.
+func (t *table) better(r *resp, idx int32) bool {
+	e := t.kept.at(idx)
+	eSide := e.flags&flagSide != 0
+	if r.side != eSide {
+		return eSide
 	}
-	if rt, et := r.tokens.Total(), e.tokens.Total(); rt != et {
+	if rt, et := r.tokens.Total(), t.tokens(idx).Total(); rt != et {
 		return rt > et
 	}
-	return r.fast && !e.fast
-}
-
-// index makes r's keys lead to idx.
-func (t *table) index(r *resp, idx int32) {
-	if _, ok := t.exact[r.exact]; !ok {
-		t.exact[r.exact] = idx
-	}
-	head, ok := t.route[r.route]
-	if !ok {
-		t.route[r.route] = t.addNode(idx)
-		return
-	}
-	for n := head; ; {
-		if t.nodes[n].idx == idx {
-			return
-		}
-		if t.nodes[n].next < 0 {
-			t.nodes[n].next = t.addNode(idx)
-			return
-		}
-		n = t.nodes[n].next
-	}
-}
-
-func (t *table) addNode(idx int32) int32 {
-	t.nodes = append(t.nodes, node{idx: idx, next: -1})
-	return int32(len(t.nodes) - 1)
+	return r.fast && e.flags&flagFast == 0
 }
 
 // pages hold the entries in fixed-size pages, so that growing never copies
@@ -218,12 +221,13 @@ type pages struct {
 
 const pageSize = 4096
 
-func (ps *pages) add(e entry) int32 {
+// add makes room for one more entry and returns its index.
+func (ps *pages) add() int32 {
 	if int(ps.n)%pageSize == 0 {
 		ps.p = append(ps.p, make([]entry, 0, pageSize))
 	}
 	last := len(ps.p) - 1
-	ps.p[last] = append(ps.p[last], e)
+	ps.p[last] = append(ps.p[last], entry{next: -1})
 	ps.n++
 	return ps.n - 1
 }

@@ -215,6 +215,7 @@ func (t *table) report(opts Options) *Report {
 	r := &Report{By: opts.By}
 	for i := range t.kept.len() {
 		e := t.kept.at(i)
+		tk := t.tokens(i)
 		ts := time.UnixMilli(e.ts).In(opts.Loc)
 		if since != "" && ts.Format(time.DateOnly) < since {
 			continue
@@ -227,11 +228,11 @@ func (t *table) report(opts Options) *Report {
 		}
 		a.row.First = minTime(a.row.First, ts)
 		a.row.Last = maxTime(a.row.Last, ts)
-		a.row.add(e.tokens)
-		r.Total.add(e.tokens)
+		a.row.add(tk)
+		r.Total.add(tk)
 		r.Responses++
 		if m := t.models[e.model]; m != "" && m != "<synthetic>" {
-			if e.fast {
+			if e.flags&flagFast != 0 {
 				m += "-fast"
 			}
 			mt := a.models[m]
@@ -239,7 +240,7 @@ func (t *table) report(opts Options) *Report {
 				mt = &Tokens{}
 				a.models[m] = mt
 			}
-			mt.add(e.tokens)
+			mt.add(tk)
 		}
 	}
 	for _, a := range rows {
