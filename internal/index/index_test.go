@@ -372,3 +372,27 @@ func TestArchiveTranscripts(t *testing.T) {
 		t.Errorf("from the archive: %d hits; want 1", r.Total)
 	}
 }
+
+// More matches than RankLimit: counted up to the limit, newest first, and
+// still paged.
+func TestSearchBroad(t *testing.T) {
+	f := newFixture(t)
+	var recs []journal.Record
+	for i := range RankLimit + 100 {
+		recs = append(recs, journal.Record{TS: t0.Add(time.Duration(i) * time.Second), Event: "Stop", Session: "s1", Message: fmt.Sprintf("broad item%05d", i)})
+	}
+	f.record(t, recs...)
+	ix := f.open(t)
+	r := search(t, ix, Query{Text: "broad", Limit: 3})
+	if !r.AtLeast || r.Total != RankLimit+1 || r.Ranked {
+		t.Fatalf("total %d, at least %v, ranked %v; want %d, true, false", r.Total, r.AtLeast, r.Ranked, RankLimit+1)
+	}
+	want := fmt.Sprintf("item%05d", RankLimit+99)
+	if got := r.Hits[0].Marked("", ""); !strings.Contains(got, want) {
+		t.Errorf("first hit %q; want the newest, %s", got, want)
+	}
+	last := search(t, ix, Query{Text: "broad", Limit: 50, Offset: RankLimit + 90})
+	if len(last.Hits) != 10 {
+		t.Errorf("last page: %d hits; want 10", len(last.Hits))
+	}
+}
