@@ -11,7 +11,7 @@ import (
 )
 
 func testLayout(lang i18n.Lang) Layout {
-	return pushLayout("default", Restart{Case: CaseCompact}, PushOptions{Lang: lang, Budget: 10000, Now: fixedNow})
+	return pushLayout("default", Restart{Case: CaseCompact}, PushOptions{Lang: lang, Budget: 10000, Now: fixedNow()})
 }
 
 // randomText is n characters with a unique marker at its start, mixing

@@ -61,11 +61,12 @@ func ReadSessionLog(path string, n int) ([]Entry, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("session log: %w", err)
 	}
+	lines, err := tailLines(path, 4<<20)
 	var out []Entry
-	err := readLines(path, 4<<20, func(line []byte) error {
+	for _, line := range lines {
 		var l logLine
 		if json.Unmarshal(line, &l) != nil {
-			return nil
+			continue
 		}
 		e := FromRecord(&l.Record)
 		if e.Message == "" {
@@ -76,8 +77,7 @@ func ReadSessionLog(path string, n int) ([]Entry, error) {
 			e.Event = inferEvent(e)
 		}
 		out = append(out, e)
-		return nil
-	})
+	}
 	if len(out) > n {
 		out = out[len(out)-n:]
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 )
 
-func at(min int) time.Time { return fixedNow.Add(time.Duration(min) * time.Minute) }
+func at(min int) time.Time { return fixedNow().Add(time.Duration(min) * time.Minute) }
 
 func TestExtractiveRecent(t *testing.T) {
 	phrases := config.DefaultApprovalPhrases()
@@ -27,7 +27,7 @@ func TestExtractiveRecent(t *testing.T) {
 		{TS: at(8), Event: evPostTool, Session: "s", Tool: "Bash", Desc: "go vet ./..."},
 		{TS: at(9), Event: evPostTool, Session: "s", Tool: "Grep", Desc: "TODO"},
 	}
-	out, err := Extractive{}.Summarize(context.Background(), Input{Layer: L1, Lang: i18n.EN, Loc: fixedNow.Location(), Entries: entries, Phrases: phrases, Pending: []string{"awaiting approval: use UTF-8 BOM"}})
+	out, err := Extractive{}.Summarize(context.Background(), Input{Layer: L1, Lang: i18n.EN, Loc: fixedNow().Location(), Entries: entries, Phrases: phrases, Pending: []string{"awaiting approval: use UTF-8 BOM"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package recall
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -70,10 +69,6 @@ func (f Files) Candidates() string { return filepath.Join(f.Dir, f.name("candida
 // Usage holds the LLM tokens each route used per day.
 func (f Files) Usage() string { return filepath.Join(f.Dir, "usage.json") }
 
-// maxLine is the longest layer line read; longer ones are skipped as
-// damaged. Entries are capped far below it when they are made.
-const maxLine = 1 << 20
-
 // appendLine appends v as one JSON line to path under the lock that
 // rewrites of path (archiving) take too, so an append is never lost to a
 // concurrent rewrite. The context folder is made when missing, but not the
@@ -121,56 +116,6 @@ func mkdirUnder(dir string) error {
 			return mkdirUnder(dir)
 		}
 		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	return nil
-}
-
-// readLines calls fn with each complete line of path, oldest first, at most
-// the last limit bytes of it when limit > 0. A missing file has no lines.
-func readLines(path string, limit int64, fn func(line []byte) error) error {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", filepath.Base(path), err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	skipFirst := false
-	if limit > 0 {
-		fi, err := f.Stat()
-		if err != nil {
-			return fmt.Errorf("read %s: %w", filepath.Base(path), err)
-		}
-		if fi.Size() > limit {
-			if _, err := f.Seek(fi.Size()-limit-1, io.SeekStart); err != nil {
-				return fmt.Errorf("read %s: %w", filepath.Base(path), err)
-			}
-			// The byte before the window tells whether the window starts
-			// on a line; if not, its first line is partial.
-			skipFirst = true
-		}
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	first := true
-	for sc.Scan() {
-		line := sc.Bytes()
-		if first && skipFirst {
-			first = false
-			continue
-		}
-		first = false
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		if err := fn(line); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
-		return fmt.Errorf("read %s: %w", filepath.Base(path), err)
 	}
 	return nil
 }
@@ -238,18 +183,22 @@ func lastOf[T any](path string, limit int64) (v T, ok bool, err error) {
 	return v, false, nil
 }
 
-// readAll decodes every line of path into a T, skipping lines that do not
-// decode (a torn last line, a line written by a newer version).
+// readAll decodes every line of path (its last limit bytes when limit > 0)
+// into a T, skipping lines that do not decode (a line written by a newer
+// version, a damaged one).
 func readAll[T any](path string, limit int64) ([]T, error) {
-	var out []T
-	err := readLines(path, limit, func(line []byte) error {
+	lines, err := tailLines(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(lines))
+	for _, line := range lines {
 		var x T
 		if json.Unmarshal(line, &x) == nil {
 			out = append(out, x)
 		}
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // Layers is everything a route holds, for showing it.

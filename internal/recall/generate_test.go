@@ -63,9 +63,9 @@ func sessionRecords(session string, day time.Time) []journal.Record {
 
 func TestMakeRecent(t *testing.T) {
 	d := stateDir(t)
-	day := time.Date(2026, 5, 13, 9, 0, 0, 0, fixedNow.Location())
+	day := time.Date(2026, 5, 13, 9, 0, 0, 0, fixedNow().Location())
 	j := writeJournal(t, d, append(sessionRecords("other", day.Add(-time.Hour)), sessionRecords("s1", day)...)...)
-	m := maker(d, j, fixedNow)
+	m := maker(d, j, fixedNow())
 
 	r, ok, err := m.MakeRecent(context.Background(), RecentOptions{Session: "s1", Trigger: "SessionEnd"})
 	if err != nil || !ok {
@@ -107,9 +107,9 @@ func TestMakeRecent(t *testing.T) {
 
 func TestMakeRecentFailureKeepsThePrevious(t *testing.T) {
 	d := stateDir(t)
-	day := time.Date(2026, 5, 13, 9, 0, 0, 0, fixedNow.Location())
+	day := time.Date(2026, 5, 13, 9, 0, 0, 0, fixedNow().Location())
 	j := writeJournal(t, d, sessionRecords("s1", day)...)
-	m := maker(d, j, fixedNow)
+	m := maker(d, j, fixedNow())
 	if _, _, err := m.MakeRecent(context.Background(), RecentOptions{Session: "s1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ not json
 		t.Fatalf("ReadSessionLog = %d entries, %v; want 3", len(entries), err)
 	}
 	f, _ := FilesFor(d, "sales")
-	m := maker(d, nil, fixedNow)
+	m := maker(d, nil, fixedNow())
 	m.Files, m.Lang = f, i18n.JA
 	r, ok, err := m.MakeRecent(context.Background(), RecentOptions{Entries: entries, Trigger: "manual"})
 	if err != nil || !ok {
@@ -163,10 +163,10 @@ not json
 
 func TestMakeDaily(t *testing.T) {
 	d := stateDir(t)
-	loc := fixedNow.Location()
+	loc := fixedNow().Location()
 	day := time.Date(2026, 5, 12, 9, 0, 0, 0, loc)
 	j := writeJournal(t, d, append(sessionRecords("s0", day.AddDate(0, 0, -1)), sessionRecords("s1", day)...)...)
-	m := maker(d, j, fixedNow)
+	m := maker(d, j, fixedNow())
 	if _, err := AppendDecisions(m.Files, Decision{Date: "2026-05-12", Summary: "Export as UTF-8", Source: "issue", Issue: 3}); err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestMakeDaily(t *testing.T) {
 	}
 	// Fewer records than the entry was made from (the journal lost some):
 	// the entry is kept.
-	m2 := maker(d, writeJournal(t, stateDir(t), sessionRecords("s1", day)[:3]...), fixedNow)
+	m2 := maker(d, writeJournal(t, stateDir(t), sessionRecords("s1", day)[:3]...), fixedNow())
 	m2.Files = m.Files
 	if _, ok, err := m2.MakeDaily(context.Background(), DailyOptions{Day: "2026-05-12"}); ok || err != nil {
 		t.Errorf("run with fewer records = %v, %v; want the entry kept", ok, err)
@@ -221,10 +221,10 @@ func TestBudgeted(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	calls := 0
-	clock := fixedNow
+	clock := fixedNow()
 	b := Budgeted{Inner: counting{tokens: 3000, calls: &calls}, Fallback: Extractive{}, Log: log,
 		Budget: Budget{Files: f, Limit: 5000, Now: func() time.Time { return clock }}}
-	in := Input{Layer: L1, Entries: []Entry{{TS: fixedNow, Event: evPrompt, Prompt: "do it"}}}
+	in := Input{Layer: L1, Entries: []Entry{{TS: fixedNow(), Event: evPrompt, Prompt: "do it"}}}
 
 	out, err := b.Summarize(context.Background(), in)
 	if err != nil || out.By != "counting" || calls != 1 {
@@ -246,7 +246,7 @@ func TestBudgeted(t *testing.T) {
 		t.Errorf("fallback not logged: %s", logs.String())
 	}
 	// The next day the budget is fresh.
-	clock = fixedNow.AddDate(0, 0, 1)
+	clock = fixedNow().AddDate(0, 0, 1)
 	if out, _ = b.Summarize(context.Background(), in); out.By != "counting" {
 		t.Errorf("next day: by %q; want the LLM", out.By)
 	}
@@ -262,8 +262,8 @@ func TestBudgeted(t *testing.T) {
 
 func TestApprove(t *testing.T) {
 	d := stateDir(t)
-	day := time.Date(2026, 5, 13, 9, 0, 0, 0, fixedNow.Location())
-	m := maker(d, writeJournal(t, d, sessionRecords("s1", day)...), fixedNow)
+	day := time.Date(2026, 5, 13, 9, 0, 0, 0, fixedNow().Location())
+	m := maker(d, writeJournal(t, d, sessionRecords("s1", day)...), fixedNow())
 	if _, _, err := m.MakeRecent(context.Background(), RecentOptions{Session: "s1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -271,10 +271,10 @@ func TestApprove(t *testing.T) {
 	if len(pend) != 1 {
 		t.Fatalf("candidates %+v; want 1", pend)
 	}
-	if _, err := Approve(context.Background(), m.Files, "zzzz", "", Extractive{}, Input{}, fixedNow); !errors.Is(err, ErrNoCandidate) {
+	if _, err := Approve(context.Background(), m.Files, "zzzz", "", Extractive{}, Input{}, fixedNow()); !errors.Is(err, ErrNoCandidate) {
 		t.Errorf("Approve(unknown) = %v; want ErrNoCandidate", err)
 	}
-	dec, err := Approve(context.Background(), m.Files, pend[0].ID[:4], "", Extractive{}, Input{Lang: i18n.EN}, fixedNow)
+	dec, err := Approve(context.Background(), m.Files, pend[0].ID[:4], "", Extractive{}, Input{Lang: i18n.EN}, fixedNow())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestApprove(t *testing.T) {
 		t.Errorf("still pending: %+v", pend)
 	}
 	// The same approval seen again (the next L1 job) stays settled.
-	if n, _ := AddCandidates(m.Files, FindCandidates(entriesOf(sessionRecords("s1", day)), config.DefaultApprovalPhrases()), fixedNow); n != 0 {
+	if n, _ := AddCandidates(m.Files, FindCandidates(entriesOf(sessionRecords("s1", day)), config.DefaultApprovalPhrases()), fixedNow()); n != 0 {
 		t.Errorf("re-added %d settled candidates", n)
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // fixedNow is the tests' clock: 2026-05-13 10:00 in Tokyo.
-var fixedNow = time.Date(2026, 5, 13, 10, 0, 0, 0, time.FixedZone("JST", 9*3600))
+func fixedNow() time.Time { return time.Date(2026, 5, 13, 10, 0, 0, 0, time.FixedZone("JST", 9*3600)) }
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 

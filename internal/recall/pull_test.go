@@ -165,7 +165,7 @@ func TestDecisionsAndSearch(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ArchiveDecisions(f, fixedNow, 90*24*time.Hour); err != nil {
+	if _, err := ArchiveDecisions(f, fixedNow(), 90*24*time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	writeJournal(t, d, journal.Record{TS: at(0), Event: "PostToolUse", Session: "s", Tool: "Edit", File: "export_csv.go"})

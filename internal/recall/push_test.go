@@ -19,7 +19,7 @@ func rec(ts time.Time, event, session string) journal.Record {
 // TestDetectRestart tells the restart cases apart from the journal; a
 // previous run that never reached SessionEnd is a crash.
 func TestDetectRestart(t *testing.T) {
-	t0 := fixedNow.Add(-time.Hour)
+	t0 := fixedNow().Add(-time.Hour)
 	tool := journal.Record{TS: t0.Add(2 * time.Minute), Event: "PostToolUse", Session: "s1", Tool: "Bash", Desc: "go test"}
 	tests := []struct {
 		name     string
@@ -29,30 +29,30 @@ func TestDetectRestart(t *testing.T) {
 		want     Case
 		wantPrev string
 	}{
-		{name: "first session ever", recs: []journal.Record{rec(fixedNow, "SessionStart", "s1")}, session: "s1", source: "startup", want: CaseStartup},
+		{name: "first session ever", recs: []journal.Record{rec(fixedNow(), "SessionStart", "s1")}, session: "s1", source: "startup", want: CaseStartup},
 		{
 			name:    "new session after a clean end",
-			recs:    []journal.Record{rec(t0, "SessionStart", "s1"), tool, rec(t0.Add(3*time.Minute), "SessionEnd", "s1"), rec(fixedNow, "SessionStart", "s2")},
+			recs:    []journal.Record{rec(t0, "SessionStart", "s1"), tool, rec(t0.Add(3*time.Minute), "SessionEnd", "s1"), rec(fixedNow(), "SessionStart", "s2")},
 			session: "s2", source: "startup", want: CaseStartup, wantPrev: "s1",
 		},
 		{
 			name:    "crash: the previous session has no SessionEnd",
-			recs:    []journal.Record{rec(t0, "SessionStart", "s1"), tool, rec(fixedNow, "SessionStart", "s2")},
+			recs:    []journal.Record{rec(t0, "SessionStart", "s1"), tool, rec(fixedNow(), "SessionStart", "s2")},
 			session: "s2", source: "startup", want: CaseCrash, wantPrev: "s1",
 		},
 		{
 			name:    "crash of the same session, resumed",
-			recs:    []journal.Record{rec(t0, "SessionStart", "s1"), tool, rec(fixedNow, "SessionStart", "s1")},
+			recs:    []journal.Record{rec(t0, "SessionStart", "s1"), tool, rec(fixedNow(), "SessionStart", "s1")},
 			session: "s1", source: "resume", want: CaseCrash, wantPrev: "s1",
 		},
 		{
 			name:    "clean resume",
-			recs:    []journal.Record{rec(t0, "SessionStart", "s1"), tool, rec(t0.Add(3*time.Minute), "SessionEnd", "s1"), rec(fixedNow, "SessionStart", "s1")},
+			recs:    []journal.Record{rec(t0, "SessionStart", "s1"), tool, rec(t0.Add(3*time.Minute), "SessionEnd", "s1"), rec(fixedNow(), "SessionStart", "s1")},
 			session: "s1", source: "resume", want: CaseResume, wantPrev: "s1",
 		},
 		{
 			name:    "compact is a rotation, never a crash",
-			recs:    []journal.Record{rec(t0, "SessionStart", "s1"), tool, rec(t0.Add(3*time.Minute), "PreCompact", "s1"), rec(fixedNow, "SessionStart", "s1")},
+			recs:    []journal.Record{rec(t0, "SessionStart", "s1"), tool, rec(t0.Add(3*time.Minute), "PreCompact", "s1"), rec(fixedNow(), "SessionStart", "s1")},
 			session: "s1", source: "compact", want: CaseCompact,
 		},
 		{
@@ -81,20 +81,20 @@ func seedLayers(t *testing.T, f Files, n, l1, l2 int) {
 	t.Helper()
 	var ds []Decision
 	for i := range n {
-		ds = append(ds, Decision{Date: fixedNow.AddDate(0, 0, -n+i).Format(DateLayout), Summary: "decision number " + itoa(i) + " " + strings.Repeat("d", 150), Source: "issue", Issue: i + 1})
+		ds = append(ds, Decision{Date: fixedNow().AddDate(0, 0, -n+i).Format(DateLayout), Summary: "decision number " + itoa(i) + " " + strings.Repeat("d", 150), Source: "issue", Issue: i + 1})
 	}
 	if _, err := AppendDecisions(f, ds...); err != nil {
 		t.Fatal(err)
 	}
 	for i := range l1 {
-		r := Recent{TS: fixedNow.Add(-time.Duration(l1-i) * time.Minute), Route: "default", Session: "sess-" + itoa(i), Trigger: "PreCompact", Summarizer: "extractive",
+		r := Recent{TS: fixedNow().Add(-time.Duration(l1-i) * time.Minute), Route: "default", Session: "sess-" + itoa(i), Trigger: "PreCompact", Summarizer: "extractive",
 			Goal: "goal of entry " + itoa(i), Actions: []string{strings.Repeat("a", 200), strings.Repeat("b", 200)}, OpenLoops: []string{"loop " + itoa(i)}}
 		if err := appendLine(f.L1(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := range l2 {
-		d := Daily{TS: fixedNow, Route: "default", Date: fixedNow.AddDate(0, 0, -l2+i).Format(DateLayout), Summarizer: "extractive",
+		d := Daily{TS: fixedNow(), Route: "default", Date: fixedNow().AddDate(0, 0, -l2+i).Format(DateLayout), Summarizer: "extractive",
 			Goal: "day goal " + itoa(i), Threads: []string{strings.Repeat("t", 200)}, Pending: []string{"pending " + itoa(i)}}
 		if err := appendLine(f.L2(), d); err != nil {
 			t.Fatal(err)
@@ -136,7 +136,7 @@ func TestPush(t *testing.T) {
 		{name: "no layers, clean start: nothing", budget: hook.MaxContext, source: "startup", wantEmpty: true},
 		{
 			name: "no layers but a crash: said", budget: hook.MaxContext, source: "startup",
-			journal: []journal.Record{rec(fixedNow.Add(-26*time.Hour), "PostToolUse", "crashed-session-id"), rec(fixedNow, "SessionStart", "s2")},
+			journal: []journal.Record{rec(fixedNow().Add(-26*time.Hour), "PostToolUse", "crashed-session-id"), rec(fixedNow(), "SessionStart", "s2")},
 			want:    []string{"did not end normally", "session crashed", "ended without SessionEnd", "session_log"},
 			// The last activity was yesterday and has no L2 entry yet.
 			wantDailyDue: "2026-05-12",
@@ -148,7 +148,7 @@ func TestPush(t *testing.T) {
 			f := files(t, d)
 			seedLayers(t, f, tt.decisions, tt.l1s, tt.l2s)
 			j := writeJournal(t, d, tt.journal...)
-			p, err := Push(context.Background(), PushOptions{State: d, Session: "s2", Source: tt.source, Now: fixedNow, Lang: i18n.EN, Budget: tt.budget, Journal: j})
+			p, err := Push(context.Background(), PushOptions{State: d, Session: "s2", Source: tt.source, Now: fixedNow(), Lang: i18n.EN, Budget: tt.budget, Journal: j})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestPush(t *testing.T) {
 func TestPushJapanese(t *testing.T) {
 	d := stateDir(t)
 	seedLayers(t, files(t, d), 1, 1, 0)
-	p, err := Push(context.Background(), PushOptions{State: d, Session: "s", Source: "compact", Now: fixedNow, Lang: i18n.JA, Budget: hook.MaxContext})
+	p, err := Push(context.Background(), PushOptions{State: d, Session: "s", Source: "compact", Now: fixedNow(), Lang: i18n.JA, Budget: hook.MaxContext})
 	if err != nil {
 		t.Fatal(err)
 	}
