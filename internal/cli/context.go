@@ -159,7 +159,23 @@ var (
 	msgL2Written   = i18n.Msg{JA: "%s の日次の要約 (L2) を書きました（%s、記録 %d 件）:", EN: "Wrote the daily summary (L2) of %s (%s, %d records):"}
 	msgL2Nothing   = i18n.Msg{JA: "%s の日次の要約 (L2) は変えていません（記録がないか、作り直せる内容が既にあります）。", EN: "The daily summary (L2) of %s is unchanged (no records, or the existing one is as complete)."}
 	msgNeedSession = i18n.Msg{JA: "--session、--all か --log のどれかを指定してください", EN: "give --session, --all or --log"}
+	msgBadDate     = i18n.Msg{JA: "--date %q は YYYY-MM-DD で指定してください", EN: "--date %q: want YYYY-MM-DD"}
+	msgBadBudget   = i18n.Msg{JA: "--budget %d は 1 から %d の間で指定してください", EN: "--budget %d: want 1 to %d"}
+	msgBadSource   = i18n.Msg{JA: "--source %q は startup, resume, compact, clear, crash, switch のどれかです", EN: "--source %q: want startup, resume, compact, clear, crash or switch"}
+	msgNoSuchCand  = i18n.Msg{JA: "承認待ちの候補 %q はありません（一覧は `baton context approve`）", EN: "no pending candidate %q (list them with `baton context approve`)"}
+	msgCandAmbig   = i18n.Msg{JA: "%q に当てはまる候補が複数あります。id をもっと長く指定してください", EN: "%q fits more than one candidate: give more of the id"}
 )
+
+// candidateError says what is wrong with a candidate id, in lang.
+func candidateError(err error, id string, lang i18n.Lang) error {
+	switch {
+	case errors.Is(err, recall.ErrAmbiguous):
+		return errors.New(msgCandAmbig.Format(lang, id))
+	case errors.Is(err, recall.ErrNoCandidate):
+		return errors.New(msgNoSuchCand.Format(lang, id))
+	}
+	return err
+}
 
 // ContextL1Options are the inputs of `baton context l1`.
 type ContextL1Options struct {
@@ -284,7 +300,7 @@ func contextDailyRun(ctx context.Context, opts *ContextDailyOptions) error {
 	if day == "" {
 		day = f.Now().AddDate(0, 0, -1).Format(recall.DateLayout)
 	} else if _, err := time.Parse(recall.DateLayout, day); err != nil {
-		return flagError{fmt.Errorf("--date %q: want YYYY-MM-DD", day)}
+		return flagError{errors.New(msgBadDate.Format(e.lang, day))}
 	}
 	log, closer := openLog(f, e.w.state)
 	defer closer.Close()
@@ -382,7 +398,7 @@ func contextApproveRun(ctx context.Context, opts *ContextApproveOptions) error {
 	case opts.Reject:
 		c, err := recall.Settle(e.files, opts.ID, recall.StatusRejected, now)
 		if err != nil {
-			return err
+			return candidateError(err, opts.ID, e.lang)
 		}
 		if opts.JSON {
 			return printJSON(f, c)
@@ -426,7 +442,7 @@ func contextApproveRun(ctx context.Context, opts *ContextApproveOptions) error {
 	defer cancel()
 	d, err := recall.Approve(ctx, e.files, opts.ID, opts.Summary, e.summarizer(f, "l3", log), recall.Input{Lang: e.lang, Route: e.files.Route}, now)
 	if err != nil {
-		return err
+		return candidateError(err, opts.ID, e.lang)
 	}
 	return printDecision(f, e, d, opts.JSON)
 }
@@ -484,12 +500,12 @@ func contextBuildRun(ctx context.Context, opts *ContextBuildOptions) error {
 		return err
 	}
 	if opts.Budget < 1 || opts.Budget > 1<<20 {
-		return flagError{fmt.Errorf("--budget %d: want 1 to %d", opts.Budget, 1<<20)}
+		return flagError{errors.New(msgBadBudget.Format(e.lang, opts.Budget, 1<<20))}
 	}
 	switch opts.Source {
 	case "", "startup", "resume", "compact", "clear", "crash", "switch":
 	default:
-		return flagError{fmt.Errorf("--source %q: want startup, resume, compact, clear, crash or switch", opts.Source)}
+		return flagError{errors.New(msgBadSource.Format(e.lang, opts.Source))}
 	}
 	o := recall.PushOptions{State: e.w.state, Route: e.files.Route, Session: opts.Session, Source: opts.Source, Now: f.Now(), Lang: e.lang, Budget: opts.Budget}
 	if e.own && opts.Source != "crash" && opts.Source != "switch" {

@@ -140,8 +140,12 @@ func Pending(f Files) ([]Candidate, error) {
 	return slices.DeleteFunc(all, func(c Candidate) bool { return c.Status != StatusPending }), nil
 }
 
-// ErrNoCandidate means no pending candidate has the id asked for.
-var ErrNoCandidate = errors.New("no such pending candidate")
+// ErrNoCandidate means no pending candidate has the id asked for;
+// ErrAmbiguous that several have an id starting with it.
+var (
+	ErrNoCandidate = errors.New("no such pending candidate")
+	ErrAmbiguous   = errors.New("candidate id fits more than one")
+)
 
 // Settle marks the pending candidate whose id starts with id as approved or
 // rejected and returns it. An id prefix that fits several is refused.
@@ -154,7 +158,7 @@ func Settle(f Files, id, status string, now time.Time) (Candidate, error) {
 				continue
 			}
 			if match >= 0 {
-				return nil, fmt.Errorf("%w: %q fits more than one", ErrNoCandidate, id)
+				return nil, fmt.Errorf("%w: %q", ErrAmbiguous, id)
 			}
 			match = i
 		}
@@ -221,7 +225,7 @@ func Approve(ctx context.Context, f Files, id, summary string, s Summarizer, in 
 	case n == 0:
 		return Decision{}, fmt.Errorf("%w: %q", ErrNoCandidate, id)
 	case n > 1:
-		return Decision{}, fmt.Errorf("%w: %q fits more than one", ErrNoCandidate, id)
+		return Decision{}, fmt.Errorf("%w: %q", ErrAmbiguous, id)
 	}
 	if summary == "" {
 		in.Layer, in.Proposal, in.Approval = L3, c.Proposal, c.Approval
