@@ -119,8 +119,16 @@ func TestE2ECompactThenContinue(t *testing.T) {
 		t.Fatal(err)
 	}
 	l1Before, _ := os.ReadFile(files.L1())
+	before, _ := recall.ReadLayers(files, false)
 
 	e.Run(t, "-p", "--continue", "go on")
+	// The run's SessionEnd summarizes its new records; its job's last
+	// write is that entry, so once it is there nothing writes in the
+	// folder the test is about to remove.
+	waitFor(t, dir, "L1 entry of the last run", func() bool {
+		l, err := recall.ReadLayers(files, false)
+		return err == nil && len(l.Recent) > len(before.Recent)
+	})
 
 	reqs := s.Requests()
 	last := reqs[len(reqs)-1]
