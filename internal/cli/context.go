@@ -66,15 +66,7 @@ type contextEnv struct {
 }
 
 func newContextEnv(f *Factory, c contextFlags) (*contextEnv, error) {
-	w, err := findWorkspace(f)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := f.Config(w.root)
-	if err != nil {
-		return nil, err
-	}
-	lang, err := flagLang(c.Lang, cfg, f.Getenv)
+	w, cfg, lang, err := openWorkspace(f, c.Lang)
 	if err != nil {
 		return nil, err
 	}

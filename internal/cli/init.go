@@ -159,11 +159,7 @@ func uninstallExclude(f *Factory, repo gitrepo.Repo, lang i18n.Lang) error {
 // else the locale.
 func commandLang(f *Factory, flag, root string) (i18n.Lang, error) {
 	if flag != "" {
-		l, err := i18n.Parse(flag)
-		if err != nil {
-			return "", flagError{err}
-		}
-		return l, nil
+		return flagLang(flag, nil, f.Getenv) // a flag needs no config: init works on a broken one
 	}
 	cfg, err := f.Config(root)
 	if err != nil {

@@ -52,15 +52,7 @@ var (
 
 func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 	f := opts.Factory
-	w, err := findWorkspace(f)
-	if err != nil {
-		return err
-	}
-	cfg, err := f.Config(w.root)
-	if err != nil {
-		return err
-	}
-	lang, err := flagLang(opts.Lang, cfg, f.Getenv)
+	w, cfg, lang, err := openWorkspace(f, opts.Lang)
 	if err != nil {
 		return err
 	}

@@ -58,15 +58,7 @@ var msgNothingToResume = i18n.Msg{
 
 func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 	f := opts.Factory
-	w, err := findWorkspace(f)
-	if err != nil {
-		return err
-	}
-	cfg, err := f.Config(w.root)
-	if err != nil {
-		return err
-	}
-	lang, err := flagLang(opts.Lang, cfg, f.Getenv)
+	w, cfg, lang, err := openWorkspace(f, opts.Lang)
 	if err != nil {
 		return err
 	}
@@ -119,6 +111,25 @@ func findWorkspace(f *Factory) (workspace, error) {
 }
 
 // flagLang is the --lang flag's language, else the configured one.
+// openWorkspace is how most commands start: find the workspace, load its
+// configuration and pick the message language (the flag, else the config,
+// else the locale).
+func openWorkspace(f *Factory, langFlag string) (workspace, *config.Config, i18n.Lang, error) {
+	w, err := findWorkspace(f)
+	if err != nil {
+		return workspace{}, nil, "", err
+	}
+	cfg, err := f.Config(w.root)
+	if err != nil {
+		return workspace{}, nil, "", err
+	}
+	lang, err := flagLang(langFlag, cfg, f.Getenv)
+	if err != nil {
+		return workspace{}, nil, "", err
+	}
+	return w, cfg, lang, nil
+}
+
 func flagLang(flag string, cfg *config.Config, getenv func(string) string) (i18n.Lang, error) {
 	if flag == "" {
 		return cfg.Language(getenv), nil

@@ -95,15 +95,7 @@ const maxStateInput = 1 << 20
 
 func saveRun(ctx context.Context, opts *SaveOptions) error {
 	f := opts.Factory
-	w, err := findWorkspace(f)
-	if err != nil {
-		return err
-	}
-	cfg, err := f.Config(w.root)
-	if err != nil {
-		return err
-	}
-	lang, err := flagLang(opts.Lang, cfg, f.Getenv)
+	w, _, lang, err := openWorkspace(f, opts.Lang)
 	if err != nil {
 		return err
 	}

@@ -96,15 +96,7 @@ type hitJSON struct {
 
 func searchRun(ctx context.Context, opts *SearchOptions) error {
 	f := opts.Factory
-	w, err := findWorkspace(f)
-	if err != nil {
-		return err
-	}
-	cfg, err := f.Config(w.root)
-	if err != nil {
-		return err
-	}
-	lang, err := flagLang(opts.Lang, cfg, f.Getenv)
+	w, cfg, lang, err := openWorkspace(f, opts.Lang)
 	if err != nil {
 		return err
 	}

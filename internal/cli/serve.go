@@ -78,15 +78,7 @@ var (
 
 func serveRun(ctx context.Context, opts *ServeOptions) error {
 	f := opts.Factory
-	w, err := findWorkspace(f)
-	if err != nil {
-		return err
-	}
-	cfg, err := f.Config(w.root)
-	if err != nil {
-		return err
-	}
-	lang, err := flagLang(opts.Lang, cfg, f.Getenv)
+	w, cfg, lang, err := openWorkspace(f, opts.Lang)
 	if err != nil {
 		return err
 	}
