@@ -4,11 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -108,32 +104,10 @@ func archiveAtSessionEnd(f *Factory, res hook.Result) error {
 	if err != nil || !cfg.ArchiveTranscripts() {
 		return err
 	}
-	// The program as the hook was started (a link named baton keeps its
-	// name), found on PATH when given bare.
-	exe := os.Args[0]
-	if !strings.ContainsRune(exe, os.PathSeparator) {
-		if exe, err = exec.LookPath(exe); err != nil {
-			return fmt.Errorf("archive at session end: %w", err)
-		}
-	}
-	cmd := exec.Command(exe, "archive", "--quiet")
-	cmd.Dir = root
-	cmd.Env = f.Environ()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("archive at session end: %w", err)
-	}
-	defer devnull.Close()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
 	// What it cannot copy it says on stderr: into baton.log, where
 	// `baton doctor` looks.
-	if lf, err := os.OpenFile(res.State.Log(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
-		defer lf.Close()
-		cmd.Stderr = lf
-	}
-	if err := cmd.Start(); err != nil {
+	if err := startDetached(f, root, res.State.Log(), "archive", "--quiet"); err != nil {
 		return fmt.Errorf("archive at session end: %w", err)
 	}
-	return cmd.Process.Release()
+	return nil
 }

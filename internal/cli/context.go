@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -702,26 +700,12 @@ func startLayerJob(f *Factory, res hook.Result) error {
 	return nil
 }
 
-// startContextJob runs `baton context <args>` detached: in a session of its
-// own, with no streams of the hook's (so the agent, which reads the hook's
-// output to its end, does not wait for it), and not waited for. Inside a
-// summary's own agent run (JobEnv set) it starts nothing, so a summary
-// never causes another.
+// startContextJob runs `baton context <args>` detached. Inside a summary's
+// own agent run (JobEnv set) it starts nothing, so a summary never causes
+// another.
 func startContextJob(f *Factory, dir string, args ...string) error {
 	if f.Getenv(recall.JobEnv) != "" {
 		return nil
 	}
-	exe, err := f.Executable()
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command(exe, append([]string{"context"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(f.Environ(), recall.JobEnv+"=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	// Stdin, Stdout and Stderr stay nil: the null device.
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	return cmd.Process.Release()
+	return startDetached(f, dir, "", append([]string{"context"}, args...)...)
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/baton-cli/baton/internal/decision"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
 )
 
@@ -146,4 +150,31 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// startDetached starts this baton program with args in dir as a job of its
+// own: a new session, no streams of the hook's (the agent reads the hook's
+// output to its end and must not wait for the job), and not waited for.
+// The job's stderr goes to logPath when one is given. Jobs carry
+// recall.JobEnv, so nothing they run starts jobs in turn.
+func startDetached(f *Factory, dir, logPath string, args ...string) error {
+	exe, err := f.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(f.Environ(), recall.JobEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// Nil streams are the null device.
+	if logPath != "" {
+		if lf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+			defer lf.Close()
+			cmd.Stderr = lf
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
 }
