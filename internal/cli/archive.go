@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
 )
@@ -87,27 +85,6 @@ func archiveRun(ctx context.Context, opts *ArchiveOptions) error {
 	}
 	if len(res.Failed) > 0 {
 		return errSilent
-	}
-	return nil
-}
-
-// archiveAtSessionEnd starts `baton archive --quiet` in the background when
-// a session ends and the repository asks for it. The hook does not wait for
-// it: the process has its own session and no streams of the hook.
-func archiveAtSessionEnd(f *Factory, res hook.Result) error {
-	if res.Payload.Event != "SessionEnd" || res.State.Root == "" {
-		return nil
-	}
-	// The state folder is <main worktree>/.claude/session-state.
-	root := filepath.Dir(filepath.Dir(res.State.Root))
-	cfg, err := f.Config(root)
-	if err != nil || !cfg.ArchiveTranscripts() {
-		return err
-	}
-	// What it cannot copy it says on stderr: into baton.log, where
-	// `baton doctor` looks.
-	if err := startDetached(f, root, res.State.Log(), "archive", "--quiet"); err != nil {
-		return fmt.Errorf("archive at session end: %w", err)
 	}
 	return nil
 }

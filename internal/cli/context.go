@@ -1,11 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -213,7 +213,7 @@ func contextL1Run(ctx context.Context, opts *ContextL1Options) error {
 	if opts.Session == "" && !opts.All && opts.Log == "" {
 		return flagError{errors.New(msgNeedSession.In(e.lang))}
 	}
-	log, closer := openLog(f, e.w.state)
+	log, closer := e.w.state.Logger(f.Getenv)
 	defer closer.Close()
 	entries, err := readLog(opts.Log, e.cfg.ContextRecords()*40)
 	if err != nil {
@@ -292,7 +292,7 @@ func contextDailyRun(ctx context.Context, opts *ContextDailyOptions) error {
 	} else if _, err := time.Parse(recall.DateLayout, day); err != nil {
 		return flagError{errors.New(msgBadDate.Format(e.lang, day))}
 	}
-	log, closer := openLog(f, e.w.state)
+	log, closer := e.w.state.Logger(f.Getenv)
 	defer closer.Close()
 	entries, err := readLog(opts.Log, 1<<20)
 	if err != nil {
@@ -426,7 +426,7 @@ func contextApproveRun(ctx context.Context, opts *ContextApproveOptions) error {
 		}
 		return nil
 	}
-	log, closer := openLog(f, e.w.state)
+	log, closer := e.w.state.Logger(f.Getenv)
 	defer closer.Close()
 	ctx, cancel := context.WithTimeout(ctx, e.timeout("l3"))
 	defer cancel()
@@ -611,7 +611,7 @@ func contextShowRun(_ context.Context, opts *ContextShowOptions) error {
 		fmt.Fprintln(w, msgShowL1.Format(e.lang, k, len(l.Recent)))
 		for i := len(l.Recent) - 1; i >= len(l.Recent)-k; i-- {
 			r := l.Recent[i]
-			fmt.Fprintf(w, "[%s · %s · %s · %s]\n%s\n\n", r.TS.In(loc).Format("2006-01-02 15:04"), firstNonEmpty(r.Session, "-"), firstNonEmpty(r.Trigger, "-"), r.Summarizer, r.Text())
+			fmt.Fprintf(w, "[%s · %s · %s · %s]\n%s\n\n", r.TS.In(loc).Format("2006-01-02 15:04"), cmp.Or(r.Session, "-"), cmp.Or(r.Trigger, "-"), r.Summarizer, r.Text())
 		}
 	}
 	if show("l2") {
@@ -633,79 +633,4 @@ func contextShowRun(_ context.Context, opts *ContextShowOptions) error {
 		fmt.Fprintln(w, msgShowUsage.Format(e.lang, used, limit))
 	}
 	return nil
-}
-
-// measured remembers how long its provider's section was, so that a later
-// provider can fit in what is left of the context limit.
-type measured struct {
-	hook.Provider
-	n int
-}
-
-func (m *measured) SessionContext(ctx context.Context, s *hook.Start) (string, error) {
-	text, err := m.Provider.SessionContext(ctx, s)
-	m.n = hook.Len(strings.TrimSpace(text))
-	return text, err
-}
-
-// room is what is left of the limit after the sections of before, each
-// followed by a blank line.
-func room(before ...*measured) int {
-	n := hook.MaxContext
-	for _, m := range before {
-		if m.n > 0 {
-			n -= m.n + 2
-		}
-	}
-	return n
-}
-
-// contextLayers is the session-start provider after the briefing: the
-// route's layers within what the providers before it left of the limit. It
-// only reads files; when the last active day has no daily summary yet, it
-// starts the job that makes one in the background.
-func contextLayers(f *Factory, before ...*measured) hook.Provider {
-	return hook.ProviderFunc(func(ctx context.Context, s *hook.Start) (string, error) {
-		if !s.Config.ContextInject() {
-			return "", nil
-		}
-		route := s.Config.ContextRoute()
-		p, err := recall.Push(ctx, recall.PushOptions{
-			State: s.State, Route: route, Session: s.Payload.SessionID, Source: s.Payload.Source,
-			Now: s.Now, Lang: s.Lang, Budget: room(before...),
-			Journal: journal.Open(s.State.Root, journal.Options{}),
-		})
-		if err != nil {
-			return "", fmt.Errorf("context layers: %w", err)
-		}
-		if p.DailyDue != "" {
-			if err := startContextJob(f, s.Where.Cwd, "daily", "--date", p.DailyDue, "--route", route); err != nil {
-				return p.Text, fmt.Errorf("start daily summary: %w", err)
-			}
-		}
-		return p.Text, nil
-	})
-}
-
-// startLayerJob starts the L1 summary of a session that compacts or ends,
-// in the background: the hook returns without waiting for it.
-func startLayerJob(f *Factory, res hook.Result) error {
-	p := res.Payload
-	if (p.Event != hook.PreCompact && p.Event != hook.SessionEnd) || p.SessionID == "" || res.State.Root == "" {
-		return nil
-	}
-	if err := startContextJob(f, p.Cwd, "l1", "--session", p.SessionID, "--trigger", p.Event); err != nil {
-		return fmt.Errorf("start recent summary: %w", err)
-	}
-	return nil
-}
-
-// startContextJob runs `baton context <args>` detached. Inside a summary's
-// own agent run (JobEnv set) it starts nothing, so a summary never causes
-// another.
-func startContextJob(f *Factory, dir string, args ...string) error {
-	if f.Getenv(recall.JobEnv) != "" {
-		return nil
-	}
-	return startDetached(f, dir, "", append([]string{"context"}, args...)...)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -179,7 +180,7 @@ func decisionsRun(ctx context.Context, opts *DecisionsOptions) error {
 	if err != nil {
 		return err
 	}
-	trk, closeTrk, err := f.Tracker(ctx, env.repo.Worktree)
+	trk, closeTrk, err := openTracker(ctx, f, env.repo.Worktree)
 	if err != nil {
 		return trackerFailure(f, lang, err)
 	}
@@ -188,7 +189,7 @@ func decisionsRun(ctx context.Context, opts *DecisionsOptions) error {
 	scopes, _ := parseScopes(opts.Scopes)
 	var ui decision.UI
 	if flagged {
-		ui = &flagUI{yes: opts.Yes, selected: opts.Select, scopes: scopes, onFailure: decision.Choice(firstNonEmpty(opts.OnFailure, string(decision.ChoiceSave)))}
+		ui = &flagUI{yes: opts.Yes, selected: opts.Select, scopes: scopes, onFailure: decision.Choice(cmp.Or(opts.OnFailure, string(decision.ChoiceSave)))}
 	} else {
 		ui = &promptUI{f: f, lang: lang, scopes: scopes}
 	}
@@ -345,11 +346,11 @@ func findSession(ctx context.Context, f *Factory, env *decisionsEnv, session, tr
 		return r.Worktree == "" || r.Worktree == env.repo.Worktree
 	}})
 	if err == nil && len(recs) == 1 {
-		return recs[0].Session, firstNonEmpty(transcript, recs[0].Transcript), nil
+		return recs[0].Session, cmp.Or(transcript, recs[0].Transcript), nil
 	}
 	dir := claudecode.TranscriptDir(f.Getenv("HOME"), env.repo.Worktree)
 	if session != "" {
-		return session, firstNonEmpty(transcript, filepath.Join(dir, session+".jsonl")), nil
+		return session, cmp.Or(transcript, filepath.Join(dir, session+".jsonl")), nil
 	}
 	entries, _ := os.ReadDir(dir)
 	var newest string
@@ -365,7 +366,7 @@ func findSession(ctx context.Context, f *Factory, env *decisionsEnv, session, tr
 	if newest == "" {
 		return "", "", errors.New(msgNoSession.In(env.lang))
 	}
-	return strings.TrimSuffix(newest, ".jsonl"), firstNonEmpty(transcript, filepath.Join(dir, newest)), nil
+	return strings.TrimSuffix(newest, ".jsonl"), cmp.Or(transcript, filepath.Join(dir, newest)), nil
 }
 
 func parseScopes(list []string) (map[string]string, error) {
@@ -632,7 +633,7 @@ func newCmdDecisionsList(f *Factory) *cobra.Command {
 				fmt.Fprintln(f.IO.Out, msgNothing.In(env.lang))
 			}
 			for _, s := range sessions {
-				fmt.Fprintln(f.IO.Out, msgSessionLine.Format(env.lang, s.Session, firstNonEmpty(s.SkillRanAt, "-"), len(s.Captured), s.Pending))
+				fmt.Fprintln(f.IO.Out, msgSessionLine.Format(env.lang, s.Session, cmp.Or(s.SkillRanAt, "-"), len(s.Captured), s.Pending))
 			}
 			fmt.Fprintln(f.IO.Out, msgUnreviewedTitle.In(env.lang))
 			if len(unrev) == 0 {
@@ -710,7 +711,7 @@ func newCmdDecisionsRetry(f *Factory) *cobra.Command {
 				fmt.Fprintln(f.IO.Out, msgNoPending.In(env.lang))
 				return nil
 			}
-			trk, closeTrk, err := f.Tracker(ctx, env.repo.Worktree)
+			trk, closeTrk, err := openTracker(ctx, f, env.repo.Worktree)
 			if err != nil {
 				return trackerFailure(f, env.lang, err)
 			}
@@ -785,7 +786,7 @@ func newCmdDecisionsShow(f *Factory) *cobra.Command {
 			if opts.JSON {
 				return printJSON(f, map[string]any{"session_id": args[0], "state": st, "pending": pf})
 			}
-			fmt.Fprintf(f.IO.Out, "session: %s\nskill_ran_at: %s\nlast_processed_offset: %d\nissue: %s\ncaptured_slugs:\n", args[0], firstNonEmpty(st.SkillRanAt, "-"), st.LastProcessedOffset, issueText(st.Issue))
+			fmt.Fprintf(f.IO.Out, "session: %s\nskill_ran_at: %s\nlast_processed_offset: %d\nissue: %s\ncaptured_slugs:\n", args[0], cmp.Or(st.SkillRanAt, "-"), st.LastProcessedOffset, issueText(st.Issue))
 			for _, s := range st.CapturedSlugs {
 				fmt.Fprintf(f.IO.Out, "  - %s\n", s)
 			}

@@ -209,7 +209,7 @@ func withIssueTracker(ctx context.Context, f *Factory, langFlag string, fn func(
 	if err != nil {
 		return err
 	}
-	t, closeFn, err := f.Tracker(ctx, repo.Worktree)
+	t, closeFn, err := openTracker(ctx, f, repo.Worktree)
 	if err != nil {
 		var te *tracker.Error
 		if errors.As(err, &te) {

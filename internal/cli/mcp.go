@@ -65,7 +65,7 @@ func newPuller(f *Factory, e *contextEnv) *recall.Puller {
 		State: e.w.state, Route: e.files.Route, MaxDepth: e.cfg.ContextMaxDepth(), Lang: e.lang,
 		SlackChannel: e.cfg.Context.SlackChannel,
 		Tracker: func(ctx context.Context) (tracker.Tracker, func() error, error) {
-			return f.Tracker(ctx, e.w.root)
+			return openTracker(ctx, f, e.w.root)
 		},
 	}
 	p.Index = func(ctx context.Context, query string, limit int) (string, error) {

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/gitrepo"
-	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/resume"
 	"github.com/baton-cli/baton/internal/state"
@@ -110,7 +107,6 @@ func findWorkspace(f *Factory) (workspace, error) {
 	return workspace{root: root, main: root, state: state.At(root)}, nil
 }
 
-// flagLang is the --lang flag's language, else the configured one.
 // openWorkspace is how most commands start: find the workspace, load its
 // configuration and pick the message language (the flag, else the config,
 // else the locale).
@@ -130,6 +126,7 @@ func openWorkspace(f *Factory, langFlag string) (workspace, *config.Config, i18n
 	return w, cfg, lang, nil
 }
 
+// flagLang is the --lang flag's language, else the configured one.
 func flagLang(flag string, cfg *config.Config, getenv func(string) string) (i18n.Lang, error) {
 	if flag == "" {
 		return cfg.Language(getenv), nil
@@ -142,39 +139,7 @@ func flagLang(flag string, cfg *config.Config, getenv func(string) string) (i18n
 }
 
 func resumeOptions(w workspace, cfg *config.Config, f *Factory) resume.Options {
-	return resume.Options{
-		State:    w.state,
-		Worktree: w.root, Main: w.main, Branch: w.branch,
-		Now:        f.Now(),
-		Records:    cfg.ResumeRecords(),
-		Stale:      cfg.ResumeStale(),
-		ScanBytes:  cfg.ResumeScanBytes(),
-		BatonFiles: []string{config.UserPath(f.Getenv)},
-	}
-}
-
-// startBriefing is the first session-start provider: the resume briefing,
-// or, when there is none or it is turned off, the line saying baton records.
-func startBriefing(f *Factory) hook.Provider {
-	return hook.ProviderFunc(func(ctx context.Context, s *hook.Start) (string, error) {
-		if !s.Config.ResumeInject() {
-			return statusLine(ctx, s)
-		}
-		w := workspace{root: s.Where.Worktree, main: mainOf(s.State), branch: s.Where.Branch, state: s.State}
-		o := resumeOptions(w, s.Config, f)
-		o.Now = s.Now
-		b, err := resume.Build(ctx, o)
-		if err != nil {
-			return "", fmt.Errorf("resume briefing: %w", err)
-		}
-		if text := b.SessionContext(s.Lang); text != "" {
-			return text, nil
-		}
-		return statusLine(ctx, s)
-	})
-}
-
-// mainOf is the folder holding a state folder: the main worktree.
-func mainOf(d state.Dir) string {
-	return strings.TrimSuffix(d.Root, string(filepath.Separator)+filepath.FromSlash(state.RelDir))
+	o := resume.Configured(cfg, f.Getenv)
+	o.State, o.Worktree, o.Main, o.Branch, o.Now = w.state, w.root, w.main, w.branch, f.Now()
+	return o
 }

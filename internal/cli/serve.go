@@ -21,7 +21,6 @@ import (
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/i18n"
-	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/tracker/github"
 	"github.com/baton-cli/baton/internal/web"
 	"github.com/baton-cli/baton/internal/worker"
@@ -100,7 +99,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return flagError{err}
 	}
 
-	log, closeLog := state.NewLogger(w.state.Log(), state.UserLog(f.Getenv))
+	log, closeLog := w.state.Logger(f.Getenv)
 	defer closeLog.Close()
 	home := f.Getenv("HOME")
 	routes := make([]string, 0, len(cfg.Context.Routes))

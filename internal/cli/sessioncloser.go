@@ -30,7 +30,7 @@ func NewCmdSessionCloser(f *Factory) *cobra.Command {
 				Now:    f.Now,
 				Config: f.Config,
 				Tracker: func(ctx context.Context, dir string) (tracker.Tracker, func() error, error) {
-					return f.Tracker(ctx, dir)
+					return openTracker(ctx, f, dir)
 				},
 				Extractor: func(cfg *config.Config, dir state.Dir) (decision.Extractor, *decision.Budget) {
 					return decisionExtractor(f, cfg, dir)

@@ -20,16 +20,16 @@ var msgTrackerNeedsRepo = i18n.Msg{
 	EN: "local issues live in a git repository's state folder: run this inside a repository",
 }
 
-// Tracker opens the issue tracker configured for the repository whose
+// openTracker opens the issue tracker configured for the repository whose
 // worktree is root: the local tracker (<state>/tracker.db) unless
 // tracker.kind is github. Call closeFn when done with it.
-func (f *Factory) Tracker(ctx context.Context, root string) (t tracker.Tracker, closeFn func() error, err error) {
+func openTracker(ctx context.Context, f *Factory, root string) (t tracker.Tracker, closeFn func() error, err error) {
 	cfg, err := f.Config(root)
 	if err != nil {
 		return nil, nil, err
 	}
 	if cfg.TrackerKind() == config.TrackerKindGitHub {
-		c, err := f.gitHubTracker(ctx, root, cfg)
+		c, err := gitHubTracker(ctx, f, root, cfg)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -56,7 +56,7 @@ func (f *Factory) Tracker(ctx context.Context, root string) (t tracker.Tracker, 
 // gitHubTracker builds the GitHub client for root from the environment and
 // the tracker settings; GH_REPO wins over tracker.github.repo, which wins
 // over the origin remote.
-func (f *Factory) gitHubTracker(ctx context.Context, root string, cfg *config.Config) (*github.Client, error) {
+func gitHubTracker(ctx context.Context, f *Factory, root string, cfg *config.Config) (*github.Client, error) {
 	getenv := f.Getenv
 	if repo := cfg.Tracker.GitHub.Repo; repo != "" && f.Getenv("GH_REPO") == "" {
 		getenv = func(k string) string {

@@ -38,6 +38,9 @@ type Options struct {
 type Result struct {
 	Payload Payload
 	State   state.Dir
+	// Config is the configuration the call used (the defaults when it
+	// could not be loaded); nil when the payload was refused first.
+	Config *config.Config
 }
 
 // Run handles one hook call: parse the payload from in, append the journal
@@ -70,6 +73,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 		o.Warn(err)
 		cfg = &config.Config{}
 	}
+	res.Config = cfg
 
 	j := journal.Open(dir.Root, journal.Options{MaxSize: cfg.JournalMaxSize(), Now: o.Now})
 	if err := j.Append(p.Record(where, now)); err != nil {

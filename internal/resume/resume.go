@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/statefile"
@@ -70,6 +71,18 @@ type Options struct {
 	// BatonFiles are files that count as baton's own besides the state
 	// folder and .baton.yaml, such as the user's config file.
 	BatonFiles []string
+}
+
+// Configured returns the Options set by configuration: cfg's resume
+// settings, with the user's config file among baton's own files. The caller
+// adds the worktree and the time.
+func Configured(cfg *config.Config, getenv func(string) string) Options {
+	return Options{
+		Records:    cfg.ResumeRecords(),
+		Stale:      cfg.ResumeStale(),
+		ScanBytes:  cfg.ResumeScanBytes(),
+		BatonFiles: []string{config.UserPath(getenv)},
+	}
 }
 
 // Briefing is what is known about where the worktree left off.

@@ -56,3 +56,14 @@ func NewLogger(paths ...string) (*slog.Logger, io.Closer) {
 	f := &lazyFile{paths: paths}
 	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})), f
 }
+
+// Logger returns the logger of d's baton.log, falling back to the user-level
+// log (UserLog) when that cannot be opened or d is the zero Dir, and the
+// closer of its file.
+func (d Dir) Logger(getenv func(string) string) (*slog.Logger, io.Closer) {
+	var primary string
+	if d.Root != "" {
+		primary = d.Log()
+	}
+	return NewLogger(primary, UserLog(getenv))
+}

@@ -1,0 +1,191 @@
+// Package hookcmd is `baton hook`, the command Claude Code runs for every hook
+// event: it records the event through package hook, gives the session-start
+// context from its providers, and starts the background jobs an event calls
+// for. It never blocks the agent.
+//
+// It is built into baton and into the small baton-hook program. Every package
+// a program links runs its initialisation at each start, and a hook starts
+// for every tool call, so hookcmd imports only packages that are cheap to
+// start: no SQLite, no HTTP clients, no model SDKs.
+package hookcmd
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/baton-cli/baton/internal/cmdenv"
+	"github.com/baton-cli/baton/internal/hook"
+	"github.com/baton-cli/baton/internal/recall"
+)
+
+// Options are the inputs of one hook call.
+type Options struct {
+	// Event is the optional event name given on the command line; it must
+	// agree with the payload's.
+	Event string
+	// Providers fill the SessionStart context; nil means Providers(f).
+	Providers []hook.Provider
+}
+
+// Run handles one hook call with the payload on f's standard input. It fails
+// open: whatever happens, the agent goes on. Errors and panics go to
+// baton.log (the user-level log when the state folder cannot be written) and
+// nothing but valid hook output is written to f's standard output.
+func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
+	var res hook.Result
+	var err error
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+		if err != nil {
+			logger, closer := res.State.Logger(f.Getenv)
+			defer closer.Close()
+			logger.Error("hook failed", "event", cmp.Or(res.Payload.Event, o.Event), "session", res.Payload.SessionID, "err", err)
+		}
+	}()
+
+	providers := o.Providers
+	if providers == nil {
+		providers = Providers(f)
+	}
+	var warnings []error
+	res, err = hook.Run(ctx, f.IO.In, f.IO.Out, hook.Options{
+		Event:      o.Event,
+		Now:        f.Now,
+		Getenv:     f.Getenv,
+		Environ:    f.Environ(),
+		Getwd:      f.Getwd,
+		LoadConfig: f.Config,
+		Providers:  providers,
+		Warn:       func(e error) { warnings = append(warnings, e) },
+	})
+	if err == nil {
+		err = archiveAtSessionEnd(f, res)
+	}
+	// The recent summary of a session that compacts or ends is made by a
+	// detached job, never on the hook's path.
+	if err := startLayerJob(f, res); err != nil {
+		warnings = append(warnings, err)
+	}
+	if len(warnings) > 0 {
+		logger, closer := res.State.Logger(f.Getenv)
+		defer closer.Close()
+		for _, w := range warnings {
+			logger.Warn("hook problem", "event", res.Payload.Event, "session", res.Payload.SessionID, "err", w)
+		}
+	}
+}
+
+// Main is the baton-hook program, `baton-hook [event]`: the same call as
+// `baton hook`, in a program that starts in a fraction of baton's time. It
+// returns the exit status: 0 for every hook call, 2 for a usage mistake.
+func Main(ctx context.Context, args []string, f *cmdenv.Factory) int {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprint(f.IO.Out, usage)
+		return 0
+	}
+	if len(args) > 1 {
+		fmt.Fprint(f.IO.ErrOut, usage)
+		return 2
+	}
+	var o Options
+	if len(args) == 1 {
+		o.Event = args[0]
+	}
+	Run(ctx, f, o)
+	return 0
+}
+
+const usage = `Usage: baton-hook [event]
+
+Claude Code runs baton-hook for each hook event with the event's JSON on
+stdin. It appends a record to the journal and, at session start, prints the
+context to inject. It is the same as "baton hook" and starts faster; it
+never blocks the agent: problems go to baton.log and it exits 0.
+`
+
+// BatonBeside returns the Executable of a Factory for the baton-hook
+// program: the jobs a hook starts are baton commands, so it is the baton
+// program in the same folder as executable's, else the one lookPath finds.
+func BatonBeside(executable func() (string, error), lookPath func(string) (string, error)) func() (string, error) {
+	return func() (string, error) {
+		exe, err := executable()
+		if err == nil {
+			beside := filepath.Join(filepath.Dir(exe), "baton")
+			if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				return beside, nil
+			}
+		}
+		return lookPath("baton")
+	}
+}
+
+// archiveAtSessionEnd starts `baton archive --quiet` in the background when
+// a session ends and the repository asks for it. What the job cannot copy it
+// says on stderr, which goes to baton.log, where `baton doctor` looks.
+func archiveAtSessionEnd(f *cmdenv.Factory, res hook.Result) error {
+	if res.Payload.Event != hook.SessionEnd || res.State.Root == "" || !res.Config.ArchiveTranscripts() {
+		return nil
+	}
+	if err := startDetached(f, mainOf(res.State), res.State.Log(), "archive", "--quiet"); err != nil {
+		return fmt.Errorf("archive at session end: %w", err)
+	}
+	return nil
+}
+
+// startLayerJob starts the recent (L1) summary of a session that compacts or
+// ends, in the background: the hook returns without waiting for it.
+func startLayerJob(f *cmdenv.Factory, res hook.Result) error {
+	p := res.Payload
+	if (p.Event != hook.PreCompact && p.Event != hook.SessionEnd) || p.SessionID == "" || res.State.Root == "" {
+		return nil
+	}
+	if err := startContextJob(f, p.Cwd, "l1", "--session", p.SessionID, "--trigger", p.Event); err != nil {
+		return fmt.Errorf("start recent summary: %w", err)
+	}
+	return nil
+}
+
+// startContextJob runs `baton context <args>` detached. Inside a summary's
+// own agent run (recall.JobEnv set) it starts nothing, so a summary never
+// causes another.
+func startContextJob(f *cmdenv.Factory, dir string, args ...string) error {
+	if f.Getenv(recall.JobEnv) != "" {
+		return nil
+	}
+	return startDetached(f, dir, "", append([]string{"context"}, args...)...)
+}
+
+// startDetached starts the baton program with args in dir as a job of its
+// own: a new session, no streams of the hook's (the agent reads the hook's
+// output to its end and must not wait for the job), and not waited for.
+// The job's stderr goes to logPath when one is given. Jobs carry
+// recall.JobEnv, so nothing they run starts jobs in turn.
+func startDetached(f *cmdenv.Factory, dir, logPath string, args ...string) error {
+	exe, err := f.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(f.Environ(), recall.JobEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// Nil streams are the null device.
+	if logPath != "" {
+		if lf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+			defer lf.Close()
+			cmd.Stderr = lf
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
