@@ -1,11 +1,12 @@
-// Command hooklat measures whole-process latency of `baton hook` as Claude
-// Code sees it (fork, exec, read stdin, append, exit) against a bare
-// `cat >/dev/null` exec measured in the same run, interleaved so that both
-// see the same machine load. It prints median and p95 of each and their ratio.
+// Command hooklat measures whole-process latency of a hook call as Claude
+// Code sees it (fork, exec, read stdin, append, exit): baton-hook and
+// `baton hook` against a bare `cat >/dev/null` exec measured in the same run,
+// interleaved so that all see the same machine load. It prints median and p95
+// of each and their ratio to cat.
 //
-//	go build -o /tmp/baton ./cmd/baton
-//	go run ./bench/hooklat -baton /tmp/baton -n 500
-//	go run ./bench/hooklat -baton /tmp/baton -event SessionStart -journal /tmp/bench/auto-1g.jsonl
+//	go build -o /tmp/bin/ ./cmd/...
+//	go run ./bench/hooklat -hook /tmp/bin/baton-hook -baton /tmp/bin/baton -n 500
+//	go run ./bench/hooklat -hook /tmp/bin/baton-hook -event SessionStart -journal /tmp/bench/auto-1g.jsonl
 package main
 
 import (
@@ -28,7 +29,8 @@ func main() {
 }
 
 func run() error {
-	baton := flag.String("baton", "baton", "baton binary")
+	baton := flag.String("baton", "", "baton binary, to measure `baton hook` too")
+	hookBin := flag.String("hook", "baton-hook", "baton-hook binary")
 	n := flag.Int("n", 300, "runs of each command")
 	event := flag.String("event", "PostToolUse", "hook event to send")
 	journalFile := flag.String("journal", "", "journal to copy in as auto.jsonl first (e.g. a generated 1 GB one)")
@@ -77,30 +79,34 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	// Warm up both (page cache, binary loading).
+	cmds := [][]string{{cat}, {*hookBin}}
+	names := []string{"cat >/dev/null", "baton-hook"}
+	if *baton != "" {
+		cmds = append(cmds, []string{*baton, "hook"})
+		names = append(names, "baton hook")
+	}
+	// Warm up all (page cache, binary loading).
 	for range 10 {
-		runOnce(cat)
-		runOnce(*baton, "hook")
+		for _, c := range cmds {
+			runOnce(c[0], c[1:]...)
+		}
 	}
-	var catT, hookT []time.Duration
+	times := make([][]time.Duration, len(cmds))
 	for range *n {
-		d, err := runOnce(cat)
-		if err != nil {
-			return err
+		for i, c := range cmds {
+			d, err := runOnce(c[0], c[1:]...)
+			if err != nil {
+				return fmt.Errorf("%s: %w", names[i], err)
+			}
+			times[i] = append(times[i], d)
 		}
-		catT = append(catT, d)
-		d, err = runOnce(*baton, "hook")
-		if err != nil {
-			return err
-		}
-		hookT = append(hookT, d)
 	}
-	cm, cp := stats(catT)
-	hm, hp := stats(hookT)
 	fmt.Printf("event %s, %d runs each, interleaved\n", *event, *n)
-	fmt.Printf("cat >/dev/null   median %8.3f ms   p95 %8.3f ms\n", ms(cm), ms(cp))
-	fmt.Printf("baton hook       median %8.3f ms   p95 %8.3f ms\n", ms(hm), ms(hp))
-	fmt.Printf("ratio (median)   %.2fx\n", float64(hm)/float64(cm))
+	catMedian, _ := stats(times[0])
+	for i, name := range names {
+		m, p := stats(times[i])
+		fmt.Printf("%-16s median %8.3f ms   p95 %8.3f ms   ratio to cat %.2fx\n", name, ms(m), ms(p), float64(m)/float64(catMedian))
+	}
 	if fi, err := os.Stat(filepath.Join(stateDir, "baton.log")); err == nil && fi.Size() > 0 {
 		b, _ := os.ReadFile(filepath.Join(stateDir, "baton.log"))
 		return fmt.Errorf("the hook logged problems:\n%s", b)

@@ -6,8 +6,19 @@ import (
 	"strings"
 )
 
-// DefaultHookCommand is the command baton installs when the caller names none.
+// DefaultHookCommand is the command baton installs when the caller names
+// none and the baton-hook program is not installed.
 const DefaultHookCommand = "baton hook"
+
+// HookProgram is the program that does what `baton hook` does and starts
+// faster; baton installs it when it is on PATH.
+const HookProgram = "baton-hook"
+
+// PluginHookCommand is the hook command of baton's plugin. A plugin's
+// hooks.json cannot know which programs are installed, so the shell that
+// Claude Code runs hook commands with picks baton-hook when it is on PATH,
+// else `baton hook`; exec hands the payload on stdin straight to it.
+const PluginHookCommand = "command -v baton-hook >/dev/null 2>&1 && exec baton-hook || exec baton hook"
 
 // HookTimeout is the timeout, in seconds, given to every hook baton installs,
 // so that a hung hook cannot stall the agent for long.
@@ -140,20 +151,25 @@ func (d *document) hookedEvents(command string) ([]string, error) {
 }
 
 // IsBatonHook reports whether a hook's command is baton's: either exactly
-// command, or any command whose program's base name is "baton" (or
-// "baton.exe"), optionally quoted, and whose first argument is "hook". The
-// second rule keeps an older install such as "/usr/local/bin/baton hook" from
-// being duplicated as "baton hook", and lets uninstall remove it.
+// command, or any command, its program optionally quoted, whose program's
+// base name is "baton" with "hook" as first argument, or is "baton-hook"
+// ("baton.exe" and "baton-hook.exe" too). The second rule keeps an install by
+// another path or the other program, such as "/usr/local/bin/baton hook",
+// from being duplicated, and lets uninstall remove it.
 func IsBatonHook(hookCommand, command string) bool {
 	if hookCommand == command {
 		return true
 	}
 	prog, args := splitProgram(strings.TrimSpace(hookCommand))
-	if fields := strings.Fields(args); len(fields) == 0 || fields[0] != "hook" {
-		return false
+	prog = strings.TrimSuffix(strings.ToLower(prog[strings.LastIndexAny(prog, `/\`)+1:]), ".exe")
+	fields := strings.Fields(args)
+	switch prog {
+	case "baton":
+		return len(fields) > 0 && fields[0] == "hook"
+	case HookProgram:
+		return true
 	}
-	prog = prog[strings.LastIndexAny(prog, `/\`)+1:]
-	return prog == "baton" || strings.EqualFold(prog, "baton.exe")
+	return false
 }
 
 // splitProgram splits a command line into its program, unquoted if it is in

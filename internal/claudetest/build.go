@@ -14,14 +14,14 @@ import (
 	"testing"
 )
 
-// batonBuild builds cmd/baton at most once per test process: every test
-// that puts baton on the CLI's PATH shares the binary. It is a memo of a
+// batonBuild builds baton's programs at most once per test process: every
+// test that puts baton on the CLI's PATH shares the binaries. It is a memo of a
 // value that never changes once computed, not state tests could observe.
 var batonBuild = sync.OnceValues(buildBaton)
 
-// BuildBaton builds ./cmd/baton of the module under test, once per test
-// process, and returns the directory holding the baton binary, to put on
-// Env.Path. It fails t when the build fails.
+// BuildBaton builds the programs of the module under test (./cmd/...: baton
+// and baton-hook), once per test process, and returns the directory holding
+// them, to put on Env.Path. It fails t when the build fails.
 //
 // The directory, os.TempDir()/baton-test-bin-<pid>, outlives the process
 // (no test owns it); each build removes the ones left by processes that
@@ -52,10 +52,10 @@ func buildBaton() (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create build dir: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "baton"), "./cmd/baton")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "./cmd/...")
 	cmd.Dir = filepath.Dir(mod)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/baton: %w\n%s", err, out)
+		return "", fmt.Errorf("go build ./cmd/...: %w\n%s", err, out)
 	}
 	return dir, nil
 }

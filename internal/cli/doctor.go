@@ -61,7 +61,9 @@ type check struct {
 
 var (
 	msgDrBatonPath    = i18n.Msg{JA: "PATH 上の baton: %s", EN: "baton on PATH: %s"}
-	msgDrBatonMissing = i18n.Msg{JA: "PATH に baton がありません。フックは `baton hook` を呼ぶので、`go install ./cmd/baton` で入れ、$(go env GOPATH)/bin を PATH に加えてください", EN: "baton is not on PATH; hooks run `baton hook`, so install it with `go install ./cmd/baton` and add $(go env GOPATH)/bin to PATH"}
+	msgDrBatonMissing = i18n.Msg{JA: "PATH に baton がありません。フックとその後片付けの処理が baton を呼ぶので、`go install ./cmd/...` で入れ、$(go env GOPATH)/bin を PATH に加えてください", EN: "baton is not on PATH; the hooks and the jobs they start run it, so install it with `go install ./cmd/...` and add $(go env GOPATH)/bin to PATH"}
+	msgDrHookProg     = i18n.Msg{JA: "PATH 上の baton-hook: %s", EN: "baton-hook on PATH: %s"}
+	msgDrHookProgNone = i18n.Msg{JA: "PATH に baton-hook がありません（任意）。フックは起動の遅い `baton hook` で動きます。`go install ./cmd/...` で baton と一緒に入ります", EN: "baton-hook is not on PATH (optional); hooks run the slower-starting `baton hook` instead. `go install ./cmd/...` installs it beside baton"}
 	msgDrClaude       = i18n.Msg{JA: "Claude Code: %s (%s)", EN: "Claude Code: %s (%s)"}
 	msgDrClaudeNone   = i18n.Msg{JA: "Claude Code (%s) が見つかりません: npm install -g @anthropic-ai/claude-code", EN: "Claude Code (%s) not found: npm install -g @anthropic-ai/claude-code"}
 	msgDrHooks        = i18n.Msg{JA: "フック導入済み: %s", EN: "hooks installed in %s"}
@@ -106,6 +108,12 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		add("baton", checkOK, msgDrBatonPath.Format(lang, p))
 	} else {
 		add("baton", checkFail, msgDrBatonMissing.In(lang))
+	}
+
+	if p, err := exec.LookPath(claudecode.HookProgram); err == nil {
+		add("baton-hook", checkOK, msgDrHookProg.Format(lang, p))
+	} else {
+		add("baton-hook", checkWarn, msgDrHookProgNone.In(lang))
 	}
 
 	if cfgErr != nil {

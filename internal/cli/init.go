@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -33,7 +34,8 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Install baton's hooks into Claude Code's settings for this repository",
-		Long: "Installs `baton hook` for every Claude Code hook event. By default it writes\n" +
+		Long: "Installs baton's hook for every Claude Code hook event: baton-hook when it is on PATH\n" +
+			"(it starts faster; `go install ./cmd/...` installs it beside baton), else `baton hook`. By default it writes\n" +
 			".claude/settings.local.json (this machine only); --shared writes .claude/settings.json\n" +
 			"(committed, for the whole team); --user writes ~/.claude/settings.json (every project).\n" +
 			"Other settings and hooks are kept. Running it twice changes nothing; --uninstall removes\n" +
@@ -52,14 +54,14 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 	cmd.Flags().BoolVar(&opts.Shared, "shared", false, "write .claude/settings.json (shared with the team) instead of settings.local.json")
 	cmd.Flags().BoolVar(&opts.User, "user", false, "write ~/.claude/settings.json (all projects)")
 	cmd.Flags().BoolVar(&opts.Uninstall, "uninstall", false, "remove the hooks baton added")
-	cmd.Flags().StringVar(&opts.Command, "command", claudecode.DefaultHookCommand, "hook command to install")
+	cmd.Flags().StringVar(&opts.Command, "command", "", "hook command to install (default baton-hook when on PATH, else \"baton hook\")")
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "message language: ja or en")
 	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "also register baton mcp in the repository's .mcp.json (with --uninstall: remove it)")
 	return cmd
 }
 
 var (
-	msgInitAdded     = i18n.Msg{JA: "%s に baton のフックを追加しました: %v", EN: "Added baton's hooks to %s: %v"}
+	msgInitAdded     = i18n.Msg{JA: "baton のフック（%s）を %s に追加しました: %v", EN: "Added baton's hooks (%s) to %s: %v"}
 	msgInitRemoved   = i18n.Msg{JA: "%s から baton のフックを外しました: %v", EN: "Removed baton's hooks from %s: %v"}
 	msgInitUnchanged = i18n.Msg{JA: "%s は既に最新です（変更なし）", EN: "%s is already up to date (no change)"}
 	msgInitNone      = i18n.Msg{JA: "%s に baton のフックはありません（変更なし）", EN: "%s has no baton hooks (no change)"}
@@ -69,6 +71,18 @@ var (
 	msgInitNext      = i18n.Msg{JA: "次: Claude Code を起動すると、作業が .claude/session-state/auto.jsonl に記録されます。`baton doctor` で確認できます。", EN: "Next: start Claude Code; its activity is recorded in .claude/session-state/auto.jsonl. Check with `baton doctor`."}
 	msgNeedRepo      = i18n.Msg{JA: "git リポジトリの中で実行してください（--user ならどこでも可）: %v", EN: "run this inside a git repository (or use --user): %v"}
 )
+
+// hookCommand is the command init installs: the one asked for, else
+// baton-hook when lookPath finds it (it starts faster), else `baton hook`.
+func hookCommand(asked string, lookPath func(string) (string, error)) string {
+	if asked != "" {
+		return asked
+	}
+	if _, err := lookPath(claudecode.HookProgram); err == nil {
+		return claudecode.HookProgram
+	}
+	return claudecode.DefaultHookCommand
+}
 
 // excludePattern keeps baton's state folder out of git.
 const excludePattern = state.RelDir + "/"
@@ -98,8 +112,9 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	}
 
 	out := f.IO.Out
+	command := hookCommand(opts.Command, exec.LookPath)
 	if opts.Uninstall {
-		ch, err := claudecode.UninstallHooks(ctx, path, opts.Command)
+		ch, err := claudecode.UninstallHooks(ctx, path, command)
 		if err != nil {
 			return err
 		}
@@ -114,12 +129,12 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		return nil
 	}
 
-	ch, err := claudecode.InstallHooks(ctx, path, opts.Command)
+	ch, err := claudecode.InstallHooks(ctx, path, command)
 	if err != nil {
 		return err
 	}
 	if len(ch.Added) > 0 {
-		fmt.Fprintln(out, msgInitAdded.Format(lang, path, ch.Added))
+		fmt.Fprintln(out, msgInitAdded.Format(lang, command, path, ch.Added))
 	} else {
 		fmt.Fprintln(out, msgInitUnchanged.Format(lang, path))
 	}

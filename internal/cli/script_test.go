@@ -7,11 +7,14 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/baton-cli/baton/internal/hookcmd"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"baton": func() { os.Exit(Main(context.Background(), os.Args[1:], System())) },
+		"baton":      func() { os.Exit(Main(context.Background(), os.Args[1:], System())) },
+		"baton-hook": func() { os.Exit(hookcmd.Main(context.Background(), os.Args[1:], hookcmd.System())) },
 	})
 }
 

@@ -77,6 +77,11 @@ func TestE2EInitThenSession(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("baton init: %v\n%s", err, out)
 	}
+	// baton-hook is on PATH beside baton, so init installed it.
+	settings, err := os.ReadFile(filepath.Join(env.Dir, ".claude", "settings.local.json"))
+	if err != nil || !strings.Contains(string(settings), `"command": "baton-hook"`) {
+		t.Fatalf("settings.local.json = %s, %v; want hooks running baton-hook", settings, err)
+	}
 
 	env.Run(t, "-p", "say hello", "--allowedTools", "Bash")
 

@@ -111,10 +111,18 @@ context to inject. It is the same as "baton hook" and starts faster; it
 never blocks the agent: problems go to baton.log and it exits 0.
 `
 
-// BatonBeside returns the Executable of a Factory for the baton-hook
-// program: the jobs a hook starts are baton commands, so it is the baton
-// program in the same folder as executable's, else the one lookPath finds.
-func BatonBeside(executable func() (string, error), lookPath func(string) (string, error)) func() (string, error) {
+// System returns the Factory of the baton-hook program: the process's, with
+// the baton program as Executable, since the jobs a hook starts are baton
+// commands.
+func System() *cmdenv.Factory {
+	f := cmdenv.System()
+	f.Executable = batonBeside(os.Executable, exec.LookPath)
+	return f
+}
+
+// batonBeside returns a function finding the baton program in the same
+// folder as executable's, else the one lookPath finds.
+func batonBeside(executable func() (string, error), lookPath func(string) (string, error)) func() (string, error) {
 	return func() (string, error) {
 		exe, err := executable()
 		if err == nil {
