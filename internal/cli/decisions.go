@@ -24,6 +24,9 @@ import (
 	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/llm"
+	"github.com/baton-cli/baton/internal/llm/anthropic"
+	"github.com/baton-cli/baton/internal/llm/openai"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/tracker"
 )
@@ -300,15 +303,20 @@ func printCaptureJSON(f *Factory, out *decision.Outcome, err error, lang i18n.La
 // decisionExtractor builds the configured extractor and its budget.
 func decisionExtractor(f *Factory, cfg *config.Config, dir state.Dir) (decision.Extractor, *decision.Budget) {
 	budget := &decision.Budget{Path: decision.BudgetPath(dir.Root), Limit: cfg.DecisionsTokenBudget(), Now: f.Now}
+	var client llm.Client
 	switch cfg.DecisionsExtractor() {
 	case config.ExtractorClaude:
-		return decision.AgentCLI{Command: cfg.AgentCommand(), Dir: os.TempDir(), Env: f.Environ()}, budget
+		// Run in a fresh temporary folder of its own, so that the run's
+		// files and hooks stay out of the project.
+		client = llm.ClaudeCLI{Command: cfg.AgentCommand(), Env: f.Environ()}
 	case config.ExtractorAnthropic:
-		return decision.Anthropic{BaseURL: f.Getenv("ANTHROPIC_BASE_URL"), APIKey: f.Getenv("ANTHROPIC_API_KEY"), Model: cfg.DecisionsModel()}, budget
+		client = anthropic.Client{Model: cfg.DecisionsModel(), APIKey: f.Getenv("ANTHROPIC_API_KEY"), BaseURL: f.Getenv("ANTHROPIC_BASE_URL")}
 	case config.ExtractorOpenAI:
-		return decision.OpenAI{BaseURL: f.Getenv("OPENAI_BASE_URL"), APIKey: f.Getenv("OPENAI_API_KEY"), Model: cfg.DecisionsModel()}, budget
+		client = openai.Client{Model: cfg.DecisionsModel(), APIKey: f.Getenv("OPENAI_API_KEY"), BaseURL: f.Getenv("OPENAI_BASE_URL")}
+	default:
+		return decision.Rules{}, nil
 	}
-	return decision.Rules{}, nil
+	return decision.ModelExtractor{Client: client}, budget
 }
 
 // memoryDir is the configured memory folder, else Claude Code's for the

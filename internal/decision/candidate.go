@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Scopes of a decision: it concerns its issue only, or the project as a whole
@@ -37,7 +38,13 @@ type UserDecision struct {
 // ErrInvalid reports a candidate, slug or session id that breaks the rules.
 var ErrInvalid = errors.New("invalid")
 
-var slugRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var slugRE = lazyRE(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// lazyRE returns expr compiled on first use: the hook links this package,
+// and a start must not pay for expressions it never runs.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // MaxSlug is the longest slug Slugify makes.
 const MaxSlug = 60
@@ -46,7 +53,7 @@ const MaxSlug = 60
 // and digits in words joined by single hyphens. Such a slug is also safe as a
 // file name.
 func ValidSlug(s string) bool {
-	return len(s) <= 200 && slugRE.MatchString(s)
+	return len(s) <= 200 && slugRE().MatchString(s)
 }
 
 // ValidScope reports whether s is ScopeIssue or ScopeCrossIssue.

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/baton-cli/baton/internal/llm"
+	"github.com/baton-cli/baton/internal/redact"
 )
 
 // Excerpt is the new part of a session's transcript, as extractors read it.
@@ -31,8 +34,35 @@ type Extractor interface {
 	Extract(ctx context.Context, ex Excerpt) ([]Candidate, Usage, error)
 }
 
-// ErrExtractorParse reports a model answer that is not a JSON array.
+// ErrExtractorParse reports a model answer that is not a JSON array, or
+// one the model client could not read.
 var ErrExtractorParse = errors.New("extractor output is not a JSON array")
+
+// ModelExtractor extracts with a language model: it sends Prompt and the
+// redacted conversation, and reads the answer with ParseModelAnswer.
+type ModelExtractor struct {
+	Client llm.Client
+}
+
+var _ Extractor = ModelExtractor{}
+
+// Name implements Extractor: the client's name.
+func (m ModelExtractor) Name() string { return m.Client.Name() }
+
+// Extract implements Extractor. The usage is the model's even when its
+// answer is unusable.
+func (m ModelExtractor) Extract(ctx context.Context, ex Excerpt) ([]Candidate, Usage, error) {
+	r, err := m.Client.Complete(ctx, Prompt+redact.Redact(ex.Conversation))
+	u := Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}
+	if errors.Is(err, llm.ErrOutput) {
+		return nil, u, fmt.Errorf("%w: %w", ErrExtractorParse, err)
+	}
+	if err != nil {
+		return nil, u, err
+	}
+	cands, err := ParseModelAnswer(r.Text)
+	return cands, u, err
+}
 
 // Prompt is what the model extractors send, followed by the conversation.
 const Prompt = `You extract the decisions made in a coding session.

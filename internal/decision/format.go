@@ -2,7 +2,6 @@ package decision
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -63,11 +62,11 @@ func RenderSummary(session string, slugs []string) string {
 }
 
 var (
-	headingRE = regexp.MustCompile(`^## Decision: ([a-z0-9-]+)\s*$`)
-	anyHeadRE = regexp.MustCompile(`^#{1,6}\s`)
-	fieldRE   = regexp.MustCompile(`^\*\*([A-Za-z ]+):\*\*\s?(.*)$`)
-	markerRE  = regexp.MustCompile(`<!-- claude-issueops:decision:([a-z0-9-]+) -->`)
-	fenceRE   = regexp.MustCompile("^\\s{0,3}(```+|~~~+)")
+	headingRE = lazyRE(`^## Decision: ([a-z0-9-]+)\s*$`)
+	anyHeadRE = lazyRE(`^#{1,6}\s`)
+	fieldRE   = lazyRE(`^\*\*([A-Za-z ]+):\*\*\s?(.*)$`)
+	markerRE  = lazyRE(`<!-- claude-issueops:decision:([a-z0-9-]+) -->`)
+	fenceRE   = lazyRE("^\\s{0,3}(```+|~~~+)")
 )
 
 // DropFences removes fenced code blocks (``` or ~~~, an unclosed one to the
@@ -76,7 +75,7 @@ func DropFences(text string) string {
 	var out []string
 	fence := ""
 	for _, line := range strings.Split(text, "\n") {
-		m := fenceRE.FindStringSubmatch(line)
+		m := fenceRE().FindStringSubmatch(line)
 		switch {
 		case fence == "" && m != nil:
 			fence = m[1]
@@ -122,19 +121,19 @@ func Parse(text string) []Candidate {
 	}
 	for _, line := range strings.Split(DropFences(text), "\n") {
 		line = strings.TrimRight(line, "\r")
-		if m := headingRE.FindStringSubmatch(line); m != nil {
+		if m := headingRE().FindStringSubmatch(line); m != nil {
 			finish()
 			cur = &Candidate{Slug: m[1], ScopeHint: ScopeIssue}
 			continue
 		}
-		if anyHeadRE.MatchString(line) {
+		if anyHeadRE().MatchString(line) {
 			finish()
 			continue
 		}
 		if cur == nil {
 			continue
 		}
-		if m := fieldRE.FindStringSubmatch(line); m != nil {
+		if m := fieldRE().FindStringSubmatch(line); m != nil {
 			field = nil
 			if strings.EqualFold(m[1], "Scope") {
 				if s := strings.ToLower(strings.TrimSpace(m[2])); ValidScope(s) {
@@ -163,7 +162,7 @@ func Parse(text string) []Candidate {
 func SlugsIn(body string) []string {
 	text := DropFences(body)
 	var out []string
-	for _, m := range markerRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range markerRE().FindAllStringSubmatch(text, -1) {
 		out = append(out, m[1])
 	}
 	for _, c := range Parse(text) {

@@ -2,7 +2,6 @@ package decision
 
 import (
 	"context"
-	"regexp"
 	"strings"
 )
 
@@ -29,7 +28,7 @@ func (Rules) Extract(_ context.Context, ex Excerpt) ([]Candidate, Usage, error) 
 	return ExtractRules(ex.Assistant), Usage{}, nil
 }
 
-var labelRE = regexp.MustCompile(`^\s*(?:[-*+]\s+)?(?:\*\*)?(Decision|決定|採用|Why|理由|Alternatives considered|Alternatives|代替案|検討した代替案|Consequences|影響|Scope|スコープ)(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(.*)$`)
+var labelRE = lazyRE(`^\s*(?:[-*+]\s+)?(?:\*\*)?(Decision|決定|採用|Why|理由|Alternatives considered|Alternatives|代替案|検討した代替案|Consequences|影響|Scope|スコープ)(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(.*)$`)
 
 // ExtractRules runs the rules extractor over text. A slug found twice is
 // kept once, the first time.
@@ -67,11 +66,11 @@ func labelled(text string) []Candidate {
 	}
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimRight(line, "\r")
-		if anyHeadRE.MatchString(line) {
+		if anyHeadRE().MatchString(line) {
 			finish()
 			continue
 		}
-		m := labelRE.FindStringSubmatch(line)
+		m := labelRE().FindStringSubmatch(line)
 		if m == nil {
 			switch {
 			case strings.TrimSpace(line) == "":
