@@ -14,6 +14,9 @@ import (
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/llm"
+	"github.com/baton-cli/baton/internal/llm/anthropic"
+	"github.com/baton-cli/baton/internal/llm/openai"
 	"github.com/baton-cli/baton/internal/recall"
 )
 
@@ -87,19 +90,26 @@ func (e *contextEnv) journal() *journal.Journal {
 // route's daily token budget.
 func (e *contextEnv) summarizer(f *Factory, layer string, log *slog.Logger) recall.Summarizer {
 	s := e.cfg.ContextSummarizer(layer)
-	var inner recall.Summarizer
+	var client llm.Client
 	switch s.Use {
 	case config.SummarizerClaude:
-		inner = recall.ClaudeCLI{Command: e.cfg.AgentCommand(), Model: s.Model, Env: f.Environ()}
+		// The user's own login, in a fresh temporary folder, with no
+		// tools and no saved session; JobEnv keeps the run's hooks from
+		// starting a summary of their own.
+		client = llm.ClaudeCLI{
+			Command: e.cfg.AgentCommand(), Model: s.Model,
+			Args: []string{"--tools", "", "--no-session-persistence"},
+			Env:  append(f.Environ(), recall.JobEnv+"=1"),
+		}
 	case config.SummarizerAnthropic:
-		inner = recall.Anthropic{Model: s.Model, MaxTokens: s.MaxTokens, APIKey: f.Getenv("ANTHROPIC_API_KEY"), BaseURL: f.Getenv("ANTHROPIC_BASE_URL")}
+		client = anthropic.Client{Model: s.Model, MaxTokens: s.MaxTokens, APIKey: f.Getenv("ANTHROPIC_API_KEY"), BaseURL: f.Getenv("ANTHROPIC_BASE_URL")}
 	case config.SummarizerOpenAI:
-		inner = recall.OpenAI{Model: s.Model, MaxTokens: s.MaxTokens, APIKey: f.Getenv("OPENAI_API_KEY"), BaseURL: f.Getenv("OPENAI_BASE_URL")}
+		client = openai.Client{Model: s.Model, MaxTokens: s.MaxTokens, APIKey: f.Getenv("OPENAI_API_KEY"), BaseURL: f.Getenv("OPENAI_BASE_URL")}
 	default:
 		return recall.Extractive{}
 	}
 	return recall.Budgeted{
-		Inner: inner, Fallback: recall.Extractive{}, Log: log,
+		Inner: recall.ModelSummarizer{Client: client}, Fallback: recall.Extractive{}, Log: log,
 		Budget: recall.Budget{Files: e.files, Limit: e.cfg.ContextDailyTokens(e.files.Route), Now: f.Now},
 	}
 }

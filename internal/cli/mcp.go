@@ -72,7 +72,7 @@ func newPuller(f *Factory, e *contextEnv) *recall.Puller {
 		return searchIndex(ctx, f, e, query, limit)
 	}
 	if token := f.Getenv("SLACK_BOT_TOKEN"); token != "" {
-		p.Slack = func() (*slackapi.Client, error) {
+		p.Slack = func() (recall.SlackReader, error) {
 			return slackapi.New(slackapi.Config{Token: token, APIURL: f.Getenv("SLACK_API_URL")})
 		}
 	}

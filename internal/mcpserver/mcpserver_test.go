@@ -15,7 +15,6 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
-	"github.com/baton-cli/baton/internal/slackapi"
 	"github.com/baton-cli/baton/internal/state"
 )
 
@@ -159,7 +158,7 @@ func TestTools(t *testing.T) {
 // A tool that panics answers a tool error and the server goes on.
 func TestPanicIsAToolError(t *testing.T) {
 	p := seeded(t)
-	p.Slack = func() (*slackapi.Client, error) { panic("boom") }
+	p.Slack = func() (recall.SlackReader, error) { panic("boom") }
 	cs := connect(t, p)
 	ctx := context.Background()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "thread_history", Arguments: map[string]any{"thread_ts": "1778246185.616809", "channel": "C1"}})

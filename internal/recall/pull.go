@@ -12,7 +12,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/redact"
-	"github.com/baton-cli/baton/internal/slackapi"
+	"github.com/baton-cli/baton/internal/slackthread"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/tracker"
 )
@@ -52,12 +52,20 @@ type Puller struct {
 	Tracker func(ctx context.Context) (t tracker.Tracker, closeFn func() error, err error)
 	// Slack opens the Slack client for thread_history; nil when there is
 	// no token.
-	Slack func() (*slackapi.Client, error)
+	Slack func() (SlackReader, error)
 	// SlackChannel is the channel of a thread request that names none.
 	SlackChannel string
 	// Index searches the search index; nil, or ErrNoIndex when there is
 	// none, makes Search read the layer files and the journal instead.
 	Index func(ctx context.Context, query string, limit int) (string, error)
+}
+
+// SlackReader reads Slack threads for thread_history (the Slack client,
+// slackapi.Client, is one).
+type SlackReader interface {
+	// Replies reads the thread ts of channel: its first message and the
+	// newest replies, at most depth messages in all.
+	Replies(ctx context.Context, channel, ts string, depth int) (*slackthread.Thread, error)
 }
 
 // ErrNoIndex means there is no search index to ask.

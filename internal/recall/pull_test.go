@@ -118,6 +118,9 @@ func TestIssueBody(t *testing.T) {
 	}
 }
 
+// The Slack client reads threads for thread_history.
+var _ SlackReader = (*slackapi.Client)(nil)
+
 func TestThreadHistory(t *testing.T) {
 	srv := slacktest.New(t)
 	msgs := []slacktest.Message{{User: "UCEO", Text: "Shall we ship on Friday?"}}
@@ -128,7 +131,7 @@ func TestThreadHistory(t *testing.T) {
 	sl := 0
 	p := puller(stateDir(t))
 	p.SlackChannel = "C0123ABCD"
-	p.Slack = func() (*slackapi.Client, error) {
+	p.Slack = func() (SlackReader, error) {
 		return slackapi.New(slackapi.Config{Token: slacktest.Token, APIURL: srv.URL, Sleep: func(context.Context, time.Duration) error { sl++; return nil }})
 	}
 	srv.RateLimit(1, time.Second)

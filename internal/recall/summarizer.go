@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/llm"
 	"github.com/baton-cli/baton/internal/redact"
 )
 
 // A Summarizer writes one layer's summary from its input. Implementations:
-// Extractive (the default: deterministic, no network) and the LLM ones
-// (ClaudeCLI, Anthropic, OpenAI), which Budgeted keeps within a daily
-// token budget.
+// Extractive (the default: deterministic, no network) and ModelSummarizer
+// (a language model), which Budgeted keeps within a daily token budget.
 type Summarizer interface {
 	// Name is the summarizer's name as config and the layer files write it.
 	Name() string
@@ -60,6 +60,42 @@ type Output struct {
 
 // ErrSummary marks an answer that is not a summary of the asked shape.
 var ErrSummary = errors.New("summary not in the asked format")
+
+// JobEnv is set in the environment of the agent CLI a summary runs, so that
+// the hooks of that run start no context job of their own: a summary must
+// never cause another summary.
+const JobEnv = "BATON_CONTEXT_JOB"
+
+// ModelSummarizer summarizes with a language model: it sends the layer's
+// prompt (redacted) and reads the answer into the layer's sections. An
+// answer that is not of the asked shape, or that the client could not
+// read, is ErrSummary.
+type ModelSummarizer struct {
+	Client llm.Client
+}
+
+var _ Summarizer = ModelSummarizer{}
+
+// Name implements Summarizer: the client's name.
+func (m ModelSummarizer) Name() string { return m.Client.Name() }
+
+// Summarize implements Summarizer. Output.Tokens is what the model
+// reported, failed answers included.
+func (m ModelSummarizer) Summarize(ctx context.Context, in Input) (Output, error) {
+	r, err := m.Client.Complete(ctx, prompt(in))
+	tokens := int(r.Tokens())
+	if errors.Is(err, llm.ErrOutput) {
+		return Output{Tokens: tokens}, fmt.Errorf("%s summary: %w: %w", m.Name(), ErrSummary, err)
+	}
+	if err != nil {
+		return Output{Tokens: tokens}, fmt.Errorf("%s summary: %w", m.Name(), err)
+	}
+	secs, err := parseAnswer(in.Layer, r.Text)
+	if err != nil {
+		return Output{Tokens: tokens}, fmt.Errorf("%s summary: %w", m.Name(), err)
+	}
+	return Output{Sections: secs, Tokens: tokens}, nil
+}
 
 // prompt is the request an LLM summarizer sends: the instructions, then the
 // input as text. Everything in it is redacted.

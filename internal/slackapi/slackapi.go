@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/baton-cli/baton/internal/slackthread"
 )
 
 // DefaultAPIURL is Slack's Web API.
@@ -104,36 +106,15 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// A Message is one message of a thread.
-type Message struct {
-	TS       string `json:"ts"`
-	ThreadTS string `json:"thread_ts,omitempty"`
-	User     string `json:"user,omitempty"`
-	BotID    string `json:"bot_id,omitempty"`
-	Username string `json:"username,omitempty"`
-	Text     string `json:"text"`
-}
-
-// Thread is what Replies read of a thread.
-type Thread struct {
-	Channel, TS string
-	// Messages are the thread's first message, then its newest replies
-	// (at most the depth asked, the first message included), oldest first.
-	Messages []Message
-	// Total counts every message read; Omitted those left out between the
-	// first message and the newest replies.
-	Total, Omitted int
-}
-
 // Replies reads the thread ts of channel: every page, keeping the first
 // message (it says what the thread is about) and the newest depth-1
 // replies.
-func (c *Client) Replies(ctx context.Context, channel, ts string, depth int) (*Thread, error) {
+func (c *Client) Replies(ctx context.Context, channel, ts string, depth int) (*slackthread.Thread, error) {
 	if depth < 1 {
 		depth = 1
 	}
-	th := &Thread{Channel: channel, TS: ts}
-	var tail []Message // ring of the newest replies
+	th := &slackthread.Thread{Channel: channel, TS: ts}
+	var tail []slackthread.Message // ring of the newest replies
 	cursor := ""
 	for page := 0; page < maxPages; page++ {
 		var msgs []slack.Message
@@ -150,7 +131,7 @@ func (c *Client) Replies(ctx context.Context, channel, ts string, depth int) (*T
 			return nil, err
 		}
 		for _, m := range msgs {
-			msg := Message{TS: m.Timestamp, ThreadTS: m.ThreadTimestamp, User: m.User, BotID: m.BotID, Username: m.Username, Text: m.Text}
+			msg := slackthread.Message{TS: m.Timestamp, ThreadTS: m.ThreadTimestamp, User: m.User, BotID: m.BotID, Username: m.Username, Text: m.Text}
 			th.Total++
 			if th.Total == 1 {
 				th.Messages = append(th.Messages, msg)
