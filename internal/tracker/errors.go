@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"strings"
 	"syscall"
@@ -96,13 +95,7 @@ func isNetwork(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return true
-	}
-	var dns *net.DNSError
-	var op *net.OpError
-	if errors.As(err, &dns) || errors.As(err, &op) {
+	if inChain(err, isNetError) {
 		return true
 	}
 	for _, errno := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED,
@@ -117,6 +110,46 @@ func isNetwork(err error) bool {
 	var ue *url.Error
 	if errors.As(err, &ue) && (errors.Is(ue.Err, io.EOF) || errors.Is(ue.Err, io.ErrUnexpectedEOF)) {
 		return true
+	}
+	return false
+}
+
+// netError has the methods of the standard library's network errors
+// (net.Error: a DNS failure, a refused dial, a timeout). Package net is not
+// imported for the name: the hook links this package, and net makes a
+// program link the C library, which costs every start.
+type netError interface {
+	error
+	Timeout() bool
+	Temporary() bool
+}
+
+// isNetError reports whether err itself, not what it wraps, is a network
+// error. A *url.Error has the same methods but only passes on those of the
+// error it wraps, which the chain reaches next.
+func isNetError(err error) bool {
+	if _, ok := err.(*url.Error); ok {
+		return false
+	}
+	_, ok := err.(netError)
+	return ok
+}
+
+// inChain reports whether match holds for err or any error it wraps.
+func inChain(err error, match func(error) bool) bool {
+	for err != nil {
+		if match(err) {
+			return true
+		}
+		if multi, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range multi.Unwrap() {
+				if inChain(e, match) {
+					return true
+				}
+			}
+			return false
+		}
+		err = errors.Unwrap(err)
 	}
 	return false
 }

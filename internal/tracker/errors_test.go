@@ -33,6 +33,8 @@ func TestKindOf(t *testing.T) {
 		{"dns", &url.Error{Op: "Get", URL: "http://x", Err: &net.DNSError{Err: "no such host", Name: "x"}}, KindNetwork},
 		{"refused", &url.Error{Op: "Get", URL: "http://x", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}, KindNetwork},
 		{"reset errno", fmt.Errorf("read body: %w", syscall.ECONNRESET), KindNetwork},
+		{"dns in a joined error", errors.Join(errors.New("first"), fmt.Errorf("dial: %w", &net.DNSError{Err: "no such host", Name: "x"})), KindNetwork},
+		{"transport error that is not the network", &url.Error{Op: "Get", URL: "http://x", Err: errors.New("unsupported protocol scheme")}, KindUnknown},
 		{"closed before answer", &url.Error{Op: "Get", URL: "http://x", Err: io.EOF}, KindNetwork},
 		{"truncated answer", &url.Error{Op: "Get", URL: "http://x", Err: io.ErrUnexpectedEOF}, KindNetwork},
 		{"truncated document", fmt.Errorf("decode: %w", io.ErrUnexpectedEOF), KindUnknown},
