@@ -12,6 +12,12 @@ import (
 type TailOptions struct {
 	// Match, when set, keeps only the records for which it returns true.
 	Match func(*Record) bool
+	// Prefilter, when set, sees each line's bytes before it is decoded; a
+	// line it rejects is skipped undecoded. Decoding is most of a Tail's
+	// cost, so a cheap byte test that rules out most lines (an event name
+	// that must appear, say) makes a long search fast. It must not reject a
+	// line that Match would keep.
+	Prefilter func(line []byte) bool
 	// MaxBytes, when positive, is how many bytes Tail reads at most, going
 	// back from the end of the journal. A line that may have begun before
 	// those bytes is not returned.
@@ -37,7 +43,7 @@ func (j *Journal) Tail(ctx context.Context, n int, opts TailOptions) ([]Record, 
 	}
 	defer snap.close()
 
-	t := &tail{n: n, match: opts.Match, budget: opts.MaxBytes, block: j.blockSize, recs: make([]Record, 0, min(n, 1024))}
+	t := &tail{n: n, match: opts.Match, prefilter: opts.Prefilter, budget: opts.MaxBytes, block: j.blockSize, recs: make([]Record, 0, min(n, 1024))}
 	if t.budget <= 0 {
 		t.budget = math.MaxInt64
 	}
@@ -57,16 +63,20 @@ func (j *Journal) Tail(ctx context.Context, n int, opts TailOptions) ([]Record, 
 
 // tail collects records going back through the segments.
 type tail struct {
-	n      int
-	match  func(*Record) bool
-	budget int64 // bytes still allowed to read
-	block  int
-	recs   []Record // newest first
+	n         int
+	match     func(*Record) bool
+	prefilter func([]byte) bool
+	budget    int64 // bytes still allowed to read
+	block     int
+	recs      []Record // newest first
 }
 
 func (t *tail) full() bool { return len(t.recs) >= t.n || t.budget <= 0 }
 
 func (t *tail) record(line []byte) (Record, bool) {
+	if t.prefilter != nil && !t.prefilter(line) {
+		return Record{}, false
+	}
 	rec, ok := decodeLine(line)
 	return rec, ok && (t.match == nil || t.match(&rec))
 }

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -26,6 +27,9 @@ func TestTail(t *testing.T) {
 		"  \t",
 	}, "\n") + "\n"
 	isEven := func(r *Record) bool { return r.Offset%2 == 0 }
+	// Keeps the lines of files numbered 10 to 19, and lines it cannot read,
+	// which decoding then drops.
+	teens := func(line []byte) bool { return bytes.Contains(line, []byte("/file1")) || !bytes.Contains(line, []byte("/file")) }
 
 	tests := []struct {
 		name  string
@@ -48,6 +52,8 @@ func TestTail(t *testing.T) {
 		{name: "CRLF line endings", data: strings.ReplaceAll(lines(t, testRecords(0, 3)), "\n", "\r\n"), n: 5, want: testRecords(0, 3)},
 		{name: "match filter", data: lines(t, testRecords(0, 20)), n: 3, opts: TailOptions{Match: isEven}, want: []Record{testRecord(14), testRecord(16), testRecord(18)}},
 		{name: "match filter finds fewer than n", data: lines(t, testRecords(0, 5)), n: 10, opts: TailOptions{Match: isEven}, want: []Record{testRecord(0), testRecord(2), testRecord(4)}},
+		{name: "prefilter", data: lines(t, testRecords(0, 30)), n: 4, opts: TailOptions{Prefilter: teens}, want: testRecords(16, 20)},
+		{name: "prefilter and match", data: lines(t, testRecords(0, 30)) + malformed, n: 3, opts: TailOptions{Prefilter: teens, Match: isEven}, want: []Record{testRecord(14), testRecord(16), testRecord(18)}},
 		{name: "lines longer than the block", data: lines(t, []Record{testRecord(0), long, testRecord(1), long}), n: 3, block: 16, want: []Record{long, testRecord(1), long}},
 		{name: "first line longer than the block", data: lines(t, []Record{long, testRecord(1)}), n: 3, block: 7, want: []Record{long, testRecord(1)}},
 		{name: "line of 200 KiB with the default block", data: lines(t, []Record{testRecord(0), huge, testRecord(1)}), n: 3, want: []Record{testRecord(0), huge, testRecord(1)}},
