@@ -1,6 +1,7 @@
 package decision
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
@@ -37,7 +38,8 @@ const ReviewScanBytes = 256 << 10
 func FindUnreviewed(ctx context.Context, dir state.Dir, max int, skip string) ([]Unreviewed, error) {
 	j := journal.Open(dir.Root, journal.Options{})
 	recs, err := j.Tail(ctx, 200, journal.TailOptions{
-		MaxBytes: ReviewScanBytes,
+		MaxBytes:  ReviewScanBytes,
+		Prefilter: endsTurn,
 		Match: func(r *journal.Record) bool {
 			switch r.Event {
 			case "Stop", "PreCompact", "SessionEnd":
@@ -74,6 +76,12 @@ func FindUnreviewed(ctx context.Context, dir state.Dir, max int, skip string) ([
 		out = out[:max]
 	}
 	return out, nil
+}
+
+// endsTurn is the journal prefilter of the records that end a stretch of
+// transcript: only their lines name one of those events.
+func endsTurn(line []byte) bool {
+	return bytes.Contains(line, []byte(`"Stop"`)) || bytes.Contains(line, []byte(`"SessionEnd"`)) || bytes.Contains(line, []byte(`"PreCompact"`))
 }
 
 var (

@@ -11,6 +11,8 @@
 package resume
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -150,14 +152,21 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 		b.Task, b.Updated, b.Status = sf.Task, sf.Updated, sf.Status
 	}
 
-	recs, other, err := tail(ctx, o)
+	recs, err := tail(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	b.fromJournal(recs, o)
 
+	inProgress := sf != nil && sf.Status == statefile.InProgress
+	var other *journal.Record
+	if !inProgress && len(recs) == 0 {
+		if other, err = elsewhere(ctx, o); err != nil {
+			return nil, err
+		}
+	}
 	switch {
-	case sf != nil && sf.Status == statefile.InProgress:
+	case inProgress:
 		b.Source = FromState
 		b.Doing = sf.Digest(statefile.Now, DigestLines)
 		b.Next = sf.Digest(statefile.Next, DigestLines)
@@ -183,37 +192,52 @@ func readState(path string) (*statefile.File, error) {
 	return statefile.Parse(b)
 }
 
-// tail returns the worktree's newest activity records, oldest first, and the
-// newest activity record of any other worktree seen while looking for them.
-func tail(ctx context.Context, o Options) (recs []journal.Record, other *journal.Record, err error) {
-	var newest journal.Record
-	found := false
-	match := func(r *journal.Record) bool {
-		if !isActivity(r) {
+// tail returns the worktree's newest activity records, oldest first.
+func tail(ctx context.Context, o Options) ([]journal.Record, error) {
+	here := func(r *journal.Record) bool { return isActivity(r) && cmp.Or(r.Worktree, o.Main) == o.Worktree }
+	j := journal.Open(o.State.Root, journal.Options{})
+	recs, err := j.Tail(ctx, o.Records, journal.TailOptions{Match: here, Prefilter: mayBeActivityOf(o.Worktree), MaxBytes: o.ScanBytes})
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	return recs, nil
+}
+
+// elsewhere returns the newest activity record of another worktree within
+// the scanned part of the journal, its worktree filled in; nil if none.
+func elsewhere(ctx context.Context, o Options) (*journal.Record, error) {
+	there := func(r *journal.Record) bool { return isActivity(r) && cmp.Or(r.Worktree, o.Main) != o.Worktree }
+	j := journal.Open(o.State.Root, journal.Options{})
+	recs, err := j.Tail(ctx, 1, journal.TailOptions{Match: there, Prefilter: mayBeActivityOf(""), MaxBytes: o.ScanBytes})
+	if err != nil || len(recs) == 0 {
+		return nil, err
+	}
+	r := recs[0]
+	r.Worktree = cmp.Or(r.Worktree, o.Main)
+	return &r, nil
+}
+
+// mayBeActivityOf is the journal prefilter of activity records, of worktree's
+// when it is not empty. A line without a "tool" key is not activity. A line
+// that names a worktree but not this one belongs to another: its worktree
+// could only be written differently when the path holds a character JSON
+// may escape, and then only the first test is made. Lines without a
+// worktree (written by older hook scripts) belong to the main worktree and
+// are decoded.
+func mayBeActivityOf(worktree string) func(line []byte) bool {
+	tool, key := []byte(`"tool"`), []byte(`"worktree"`)
+	var quoted []byte
+	if worktree != "" && !strings.ContainsFunc(worktree, func(r rune) bool {
+		return r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '<' || r == '>' || r == '&'
+	}) {
+		quoted = []byte(`"` + worktree + `"`)
+	}
+	return func(line []byte) bool {
+		if !bytes.Contains(line, tool) {
 			return false
 		}
-		wt := r.Worktree
-		if wt == "" {
-			wt = o.Main
-		}
-		if wt == o.Worktree {
-			return true
-		}
-		if !found || r.TS.After(newest.TS) {
-			newest, found = *r, true
-			newest.Worktree = wt
-		}
-		return false
+		return quoted == nil || bytes.Contains(line, quoted) || !bytes.Contains(line, key)
 	}
-	j := journal.Open(o.State.Root, journal.Options{})
-	recs, err = j.Tail(ctx, o.Records, journal.TailOptions{Match: match, MaxBytes: o.ScanBytes})
-	if err != nil {
-		return nil, nil, fmt.Errorf("read journal: %w", err)
-	}
-	if found {
-		other = &newest
-	}
-	return recs, other, nil
 }
 
 // isActivity reports whether a record is something the agent did: a tool

@@ -344,3 +344,25 @@ func checkJSON(t *testing.T, out []byte, w want) {
 		t.Errorf("text is empty for source %v", got["source"])
 	}
 }
+
+func TestMayBeActivityOf(t *testing.T) {
+	tests := []struct {
+		name, worktree, line string
+		want                 bool
+	}{
+		{name: "this worktree", worktree: "/repo", line: `{"tool":"Edit","event":"PostToolUse","worktree":"/repo"}`, want: true},
+		{name: "this worktree, spaced", worktree: "/repo", line: `{"tool": "Edit", "worktree": "/repo"}`, want: true},
+		{name: "another worktree", worktree: "/repo", line: `{"tool":"Edit","worktree":"/repo-wt2"}`, want: false},
+		{name: "no worktree: the main one's", worktree: "/repo", line: `{"tool":"Edit","file":"a.go"}`, want: true},
+		{name: "not activity", worktree: "/repo", line: `{"event":"Stop","worktree":"/repo"}`, want: false},
+		{name: "escapable path: decoded", worktree: "/home/me/プロジェクト", line: `{"tool":"Edit","worktree":"/home/me/\u30d7\u30ed\u30b8\u30a7\u30af\u30c8"}`, want: true},
+		{name: "any worktree", worktree: "", line: `{"tool":"Edit","worktree":"/elsewhere"}`, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mayBeActivityOf(tt.worktree)([]byte(tt.line)); got != tt.want {
+				t.Errorf("mayBeActivityOf(%q)(%s) = %t; want %t", tt.worktree, tt.line, got, tt.want)
+			}
+		})
+	}
+}
