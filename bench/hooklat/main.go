@@ -49,14 +49,20 @@ func run() error {
 		if err := os.MkdirAll(stateDir, 0o700); err != nil {
 			return err
 		}
-		// A hard link or a copy: the hook only appends, so the generated
-		// file stays usable (a few records longer) for the next run.
+		// A hard link or a copy. The hook only appends; the run's records
+		// are cut off again at the end, so that the next run reads the
+		// generated records and not this run's.
 		dst := filepath.Join(stateDir, "auto.jsonl")
+		fi, err := os.Stat(*journalFile)
+		if err != nil {
+			return err
+		}
 		if err := os.Link(*journalFile, dst); err != nil {
 			if err := copyFile(*journalFile, dst); err != nil {
 				return err
 			}
 		}
+		defer os.Truncate(dst, fi.Size())
 		// Keep the big file from rotating away during the run.
 		if err := os.WriteFile(filepath.Join(repo, ".baton.yaml"), []byte("journal:\n  max_size: 64GiB\n"), 0o644); err != nil {
 			return err
