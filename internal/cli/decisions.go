@@ -629,7 +629,7 @@ func newCmdDecisionsList(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			unrev, err := decision.FindUnreviewed(cmd.Context(), env.dir, 20, "")
+			unrev, err := decision.FindUnreviewed(cmd.Context(), journal.Open(env.dir.Root, journal.Options{}), env.dir, 20, "")
 			if err != nil {
 				return err
 			}

@@ -35,8 +35,7 @@ const ReviewScanBytes = 256 << 10
 // FindUnreviewed lists up to max sessions, newest first, whose last Stop,
 // PreCompact or SessionEnd record in the last ReviewScanBytes of the journal
 // is past their reviewed offset. A session named in skip is left out.
-func FindUnreviewed(ctx context.Context, dir state.Dir, max int, skip string) ([]Unreviewed, error) {
-	j := journal.Open(dir.Root, journal.Options{})
+func FindUnreviewed(ctx context.Context, j *journal.Journal, dir state.Dir, max int, skip string) ([]Unreviewed, error) {
 	recs, err := j.Tail(ctx, 200, journal.TailOptions{
 		MaxBytes:  ReviewScanBytes,
 		Prefilter: endsTurn,
@@ -113,7 +112,11 @@ func (p PendingReviewProvider) SessionContext(ctx context.Context, s *hook.Start
 	if s.Payload != nil {
 		skip = s.Payload.SessionID
 	}
-	list, err := FindUnreviewed(ctx, s.State, max, skip)
+	j := s.Journal
+	if j == nil {
+		j = journal.Open(s.State.Root, journal.Options{})
+	}
+	list, err := FindUnreviewed(ctx, j, s.State, max, skip)
 	if err != nil || len(list) == 0 {
 		return "", err
 	}

@@ -34,7 +34,7 @@ func TestPendingReviewProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	list, err := FindUnreviewed(context.Background(), dir, 5, "current")
+	list, err := FindUnreviewed(context.Background(), journal.Open(dir.Root, journal.Options{}), dir, 5, "current")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/state"
 )
 
@@ -21,6 +22,9 @@ type Start struct {
 	Payload *Payload
 	Where   Where
 	State   state.Dir
+	// Journal is the state folder's journal, shared by the providers: it
+	// keeps the end of the file the first of them reads for the others.
+	Journal *journal.Journal
 	Config  *config.Config
 	Lang    i18n.Lang
 	Now     time.Time

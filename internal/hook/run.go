@@ -75,7 +75,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 	}
 	res.Config = cfg
 
-	j := journal.Open(dir.Root, journal.Options{MaxSize: cfg.JournalMaxSize(), Now: o.Now})
+	j := journal.Open(dir.Root, journal.Options{MaxSize: cfg.JournalMaxSize(), Now: o.Now, CacheTail: p.Event == SessionStart})
 	if err := j.Append(p.Record(where, now)); err != nil {
 		o.Warn(fmt.Errorf("append journal: %w", err))
 	}
@@ -89,7 +89,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 	if p.Event != SessionStart {
 		return res, nil
 	}
-	s := &Start{Payload: &p, Where: where, State: dir, Config: cfg, Lang: cfg.Language(o.Getenv), Now: now}
+	s := &Start{Payload: &p, Where: where, State: dir, Journal: j, Config: cfg, Lang: cfg.Language(o.Getenv), Now: now}
 	var sections []string
 	for _, pr := range o.Providers {
 		text, err := pr.SessionContext(ctx, s)

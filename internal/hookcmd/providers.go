@@ -10,7 +10,6 @@ import (
 	"github.com/baton-cli/baton/internal/decision"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
-	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/resume"
 	"github.com/baton-cli/baton/internal/state"
@@ -53,7 +52,7 @@ func briefing(f *cmdenv.Factory) hook.Provider {
 			return statusLine(ctx, s)
 		}
 		o := resume.Configured(s.Config, f.Getenv)
-		o.State, o.Worktree, o.Main, o.Branch, o.Now = s.State, s.Where.Worktree, mainOf(s.State), s.Where.Branch, s.Now
+		o.State, o.Journal, o.Worktree, o.Main, o.Branch, o.Now = s.State, s.Journal, s.Where.Worktree, mainOf(s.State), s.Where.Branch, s.Now
 		b, err := resume.Build(ctx, o)
 		if err != nil {
 			return "", fmt.Errorf("resume briefing: %w", err)
@@ -108,7 +107,7 @@ func contextLayers(f *cmdenv.Factory, before ...*measured) hook.Provider {
 		p, err := recall.Push(ctx, recall.PushOptions{
 			State: s.State, Route: route, Session: s.Payload.SessionID, Source: s.Payload.Source,
 			Now: s.Now, Lang: s.Lang, Budget: room(before...),
-			Journal: journal.Open(s.State.Root, journal.Options{}),
+			Journal: s.Journal,
 		})
 		if err != nil {
 			return "", fmt.Errorf("context layers: %w", err)

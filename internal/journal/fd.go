@@ -68,11 +68,16 @@ func (f fdFile) ReadAt(p []byte, off int64) (int, error) {
 func (f fdFile) Close() error { return syscall.Close(int(f)) }
 
 func (f fdFile) size() (int64, error) {
+	st, err := f.stat()
+	return st.Size, err
+}
+
+func (f fdFile) stat() (*syscall.Stat_t, error) {
 	var st syscall.Stat_t
 	if err := ignoringEINTR(func() error { return syscall.Fstat(int(f), &st) }); err != nil {
-		return 0, err
+		return nil, err
 	}
-	return st.Size, nil
+	return &st, nil
 }
 
 // write writes all of p.

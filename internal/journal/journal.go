@@ -47,11 +47,18 @@ type Options struct {
 	// Now is the clock for records without a time and for archive names.
 	// nil means time.Now.
 	Now func() time.Time
+	// CacheTail keeps in memory the end of the active file that a Tail with
+	// MaxBytes read, and later such Tails of this Journal read it from there.
+	// It is for a process that makes several Tails of the same window at
+	// once, as a session start does; the memory is held with the Journal.
+	CacheTail bool
 }
 
-// Journal is the journal in one state folder. It holds no open files and no
-// in-memory state, so any number of Journals, in any number of processes, can
-// use the same folder at once. Its methods are safe for concurrent use.
+// Journal is the journal in one state folder. It holds no open files, and no
+// in-memory state but what Options.CacheTail keeps (bytes that stay true while
+// the file they came from exists), so any number of Journals, in any number
+// of processes, can use the same folder at once. Its methods are safe for
+// concurrent use.
 //
 // The journal is a sequence of segments: the archived ones under archive/,
 // oldest first, then the active file auto.jsonl. An Offset is a byte position
@@ -64,6 +71,7 @@ type Journal struct {
 	maxSize   int64
 	now       func() time.Time
 	blockSize int
+	cache     *tailCache // nil unless Options.CacheTail
 }
 
 // Offset is a byte position in the journal: in the concatenation of all its
@@ -74,6 +82,9 @@ type Offset int64
 // folder and files are created by the first Append.
 func Open(dir string, opts Options) *Journal {
 	j := &Journal{dir: dir, maxSize: opts.MaxSize, now: opts.Now, blockSize: defaultBlockSize}
+	if opts.CacheTail {
+		j.cache = &tailCache{}
+	}
 	if j.maxSize == 0 {
 		j.maxSize = DefaultMaxSize
 	}
@@ -122,7 +133,8 @@ func (j *Journal) lockShared() (unlock func(), err error) {
 // snapshot is the journal's segments seen at one instant.
 type snapshot struct {
 	active   *segmentFile // nil when there is no active file
-	archived []segment    // oldest first
+	activeID fileID
+	archived []segment // oldest first
 }
 
 // snapshot opens the active file and lists the archive under the shared lock,
@@ -140,12 +152,13 @@ func (j *Journal) snapshot() (*snapshot, error) {
 	switch {
 	case err == nil:
 		f := fdFile(fd)
-		size, err := f.size()
+		st, err := f.stat()
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("stat journal: %w", err)
 		}
-		s.active = &segmentFile{at: f, closer: f, size: size}
+		s.active = &segmentFile{at: f, closer: f, size: st.Size}
+		s.activeID = idOf(st)
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("open journal: %w", err)
 	}

@@ -48,7 +48,11 @@ func (j *Journal) Tail(ctx context.Context, n int, opts TailOptions) ([]Record, 
 		t.budget = math.MaxInt64
 	}
 	if snap.active != nil {
-		if err := t.backwards(ctx, snap.active.at, snap.active.size); err != nil {
+		at := snap.active.at
+		if j.cache != nil && opts.MaxBytes > 0 {
+			at = j.cache.readerAt(at, snap.activeKey(), snap.active.size, opts.MaxBytes)
+		}
+		if err := t.backwards(ctx, at, snap.active.size); err != nil {
 			return nil, fmt.Errorf("tail journal: %w", err)
 		}
 	}

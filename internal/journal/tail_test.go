@@ -29,7 +29,9 @@ func TestTail(t *testing.T) {
 	isEven := func(r *Record) bool { return r.Offset%2 == 0 }
 	// Keeps the lines of files numbered 10 to 19, and lines it cannot read,
 	// which decoding then drops.
-	teens := func(line []byte) bool { return bytes.Contains(line, []byte("/file1")) || !bytes.Contains(line, []byte("/file")) }
+	teens := func(line []byte) bool {
+		return bytes.Contains(line, []byte("/file1")) || !bytes.Contains(line, []byte("/file"))
+	}
 
 	tests := []struct {
 		name  string

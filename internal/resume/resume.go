@@ -57,6 +57,8 @@ const (
 // Options say which worktree to brief and how.
 type Options struct {
 	State state.Dir
+	// Journal is the journal to read; nil means the one in State.
+	Journal *journal.Journal
 	// Worktree is the top folder of the worktree being resumed; Main is the
 	// repository's main worktree, to which records that name no worktree
 	// (written by older hook scripts) belong.
@@ -195,8 +197,7 @@ func readState(path string) (*statefile.File, error) {
 // tail returns the worktree's newest activity records, oldest first.
 func tail(ctx context.Context, o Options) ([]journal.Record, error) {
 	here := func(r *journal.Record) bool { return isActivity(r) && cmp.Or(r.Worktree, o.Main) == o.Worktree }
-	j := journal.Open(o.State.Root, journal.Options{})
-	recs, err := j.Tail(ctx, o.Records, journal.TailOptions{Match: here, Prefilter: mayBeActivityOf(o.Worktree), MaxBytes: o.ScanBytes})
+	recs, err := o.journal().Tail(ctx, o.Records, journal.TailOptions{Match: here, Prefilter: mayBeActivityOf(o.Worktree), MaxBytes: o.ScanBytes})
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
@@ -207,14 +208,20 @@ func tail(ctx context.Context, o Options) ([]journal.Record, error) {
 // the scanned part of the journal, its worktree filled in; nil if none.
 func elsewhere(ctx context.Context, o Options) (*journal.Record, error) {
 	there := func(r *journal.Record) bool { return isActivity(r) && cmp.Or(r.Worktree, o.Main) != o.Worktree }
-	j := journal.Open(o.State.Root, journal.Options{})
-	recs, err := j.Tail(ctx, 1, journal.TailOptions{Match: there, Prefilter: mayBeActivityOf(""), MaxBytes: o.ScanBytes})
+	recs, err := o.journal().Tail(ctx, 1, journal.TailOptions{Match: there, Prefilter: mayBeActivityOf(""), MaxBytes: o.ScanBytes})
 	if err != nil || len(recs) == 0 {
 		return nil, err
 	}
 	r := recs[0]
 	r.Worktree = cmp.Or(r.Worktree, o.Main)
 	return &r, nil
+}
+
+func (o Options) journal() *journal.Journal {
+	if o.Journal != nil {
+		return o.Journal
+	}
+	return journal.Open(o.State.Root, journal.Options{})
 }
 
 // mayBeActivityOf is the journal prefilter of activity records, of worktree's
