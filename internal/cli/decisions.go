@@ -27,6 +27,7 @@ import (
 	"github.com/baton-cli/baton/internal/llm"
 	"github.com/baton-cli/baton/internal/llm/anthropic"
 	"github.com/baton-cli/baton/internal/llm/openai"
+	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/tracker"
 )
@@ -306,9 +307,15 @@ func decisionExtractor(f *Factory, cfg *config.Config, dir state.Dir) (decision.
 	var client llm.Client
 	switch cfg.DecisionsExtractor() {
 	case config.ExtractorClaude:
-		// Run in a fresh temporary folder of its own, so that the run's
-		// files and hooks stay out of the project.
-		client = llm.ClaudeCLI{Command: cfg.AgentCommand(), Env: f.Environ()}
+		// As a summary runs: in a fresh temporary folder, so that the run's
+		// files and hooks stay out of the project, with no tools and no
+		// saved session, and with JobEnv, so that the run's own session end
+		// starts no summary of it.
+		client = llm.ClaudeCLI{
+			Command: cfg.AgentCommand(),
+			Args:    []string{"--tools", "", "--no-session-persistence"},
+			Env:     append(f.Environ(), recall.JobEnv+"=1"),
+		}
 	case config.ExtractorAnthropic:
 		client = anthropic.Client{Model: cfg.DecisionsModel(), APIKey: f.Getenv("ANTHROPIC_API_KEY"), BaseURL: f.Getenv("ANTHROPIC_BASE_URL")}
 	case config.ExtractorOpenAI:
