@@ -153,11 +153,12 @@ func (d *document) hookedEvents(command string) ([]string, error) {
 // IsBatonHook reports whether a hook's command is baton's: either exactly
 // command, or any command, its program optionally quoted, whose program's
 // base name is "baton" with "hook" as first argument, or is "baton-hook"
-// ("baton.exe" and "baton-hook.exe" too). The second rule keeps an install by
+// ("baton.exe" and "baton-hook.exe" too), or is PluginHookCommand. The
+// second rule keeps an install by
 // another path or the other program, such as "/usr/local/bin/baton hook",
 // from being duplicated, and lets uninstall remove it.
 func IsBatonHook(hookCommand, command string) bool {
-	if hookCommand == command {
+	if hookCommand == command || hookCommand == PluginHookCommand {
 		return true
 	}
 	prog, args := splitProgram(strings.TrimSpace(hookCommand))

@@ -540,6 +540,7 @@ func TestIsBatonHook(t *testing.T) {
 		{name: "windows exe", hookCommand: `C:\tools\Baton.EXE hook`, command: "baton hook", want: true},
 		{name: "tab separated", hookCommand: "baton\thook", command: "baton hook", want: true},
 		{name: "hook program", hookCommand: "baton-hook", command: "baton hook", want: true},
+		{name: "plugin command", hookCommand: PluginHookCommand, command: "baton-hook", want: true},
 		{name: "hook program by path with event", hookCommand: "/home/me/go/bin/baton-hook PostToolUse", command: "baton hook", want: true},
 		{name: "baton hook where hook program asked", hookCommand: "baton hook", command: "baton-hook", want: true},
 		{name: "windows hook program", hookCommand: `C:\tools\baton-hook.exe`, command: "baton-hook", want: true},

@@ -86,26 +86,33 @@ func (e *contextEnv) journal() *journal.Journal {
 	return journal.Open(e.w.state.Root, journal.Options{MaxSize: e.cfg.JournalMaxSize()})
 }
 
-// summarizer is the configured summarizer of layer, kept within the
-// route's daily token budget.
-func (e *contextEnv) summarizer(f *Factory, layer string, log *slog.Logger) recall.Summarizer {
-	s := e.cfg.ContextSummarizer(layer)
-	var client llm.Client
-	switch s.Use {
+// modelClient is the model named by a configured use ("claude",
+// "anthropic" or "openai"; nil for any other), with model and maxTokens
+// (zero: the client's default). The agent CLI runs with the user's own
+// login in a fresh temporary folder, with no tools and no saved session,
+// and with JobEnv, so that its own session's hooks start no summary.
+func modelClient(f *Factory, cfg *config.Config, use, model string, maxTokens int) llm.Client {
+	switch use {
 	case config.SummarizerClaude:
-		// The user's own login, in a fresh temporary folder, with no
-		// tools and no saved session; JobEnv keeps the run's hooks from
-		// starting a summary of their own.
-		client = llm.ClaudeCLI{
-			Command: e.cfg.AgentCommand(), Model: s.Model,
+		return llm.ClaudeCLI{
+			Command: cfg.AgentCommand(), Model: model,
 			Args: []string{"--tools", "", "--no-session-persistence"},
 			Env:  append(f.Environ(), recall.JobEnv+"=1"),
 		}
 	case config.SummarizerAnthropic:
-		client = anthropic.Client{Model: s.Model, MaxTokens: s.MaxTokens, APIKey: f.Getenv("ANTHROPIC_API_KEY"), BaseURL: f.Getenv("ANTHROPIC_BASE_URL")}
+		return anthropic.Client{Model: model, MaxTokens: maxTokens, APIKey: f.Getenv("ANTHROPIC_API_KEY"), BaseURL: f.Getenv("ANTHROPIC_BASE_URL")}
 	case config.SummarizerOpenAI:
-		client = openai.Client{Model: s.Model, MaxTokens: s.MaxTokens, APIKey: f.Getenv("OPENAI_API_KEY"), BaseURL: f.Getenv("OPENAI_BASE_URL")}
-	default:
+		return openai.Client{Model: model, MaxTokens: maxTokens, APIKey: f.Getenv("OPENAI_API_KEY"), BaseURL: f.Getenv("OPENAI_BASE_URL")}
+	}
+	return nil
+}
+
+// summarizer is the configured summarizer of layer, kept within the
+// route's daily token budget.
+func (e *contextEnv) summarizer(f *Factory, layer string, log *slog.Logger) recall.Summarizer {
+	s := e.cfg.ContextSummarizer(layer)
+	client := modelClient(f, e.cfg, s.Use, s.Model, s.MaxTokens)
+	if client == nil {
 		return recall.Extractive{}
 	}
 	return recall.Budgeted{

@@ -24,10 +24,6 @@ import (
 	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
-	"github.com/baton-cli/baton/internal/llm"
-	"github.com/baton-cli/baton/internal/llm/anthropic"
-	"github.com/baton-cli/baton/internal/llm/openai"
-	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/tracker"
 )
@@ -304,23 +300,14 @@ func printCaptureJSON(f *Factory, out *decision.Outcome, err error, lang i18n.La
 // decisionExtractor builds the configured extractor and its budget.
 func decisionExtractor(f *Factory, cfg *config.Config, dir state.Dir) (decision.Extractor, *decision.Budget) {
 	budget := &decision.Budget{Path: decision.BudgetPath(dir.Root), Limit: cfg.DecisionsTokenBudget(), Now: f.Now}
-	var client llm.Client
-	switch cfg.DecisionsExtractor() {
-	case config.ExtractorClaude:
-		// As a summary runs: in a fresh temporary folder, so that the run's
-		// files and hooks stay out of the project, with no tools and no
-		// saved session, and with JobEnv, so that the run's own session end
-		// starts no summary of it.
-		client = llm.ClaudeCLI{
-			Command: cfg.AgentCommand(),
-			Args:    []string{"--tools", "", "--no-session-persistence"},
-			Env:     append(f.Environ(), recall.JobEnv+"=1"),
-		}
-	case config.ExtractorAnthropic:
-		client = anthropic.Client{Model: cfg.DecisionsModel(), APIKey: f.Getenv("ANTHROPIC_API_KEY"), BaseURL: f.Getenv("ANTHROPIC_BASE_URL")}
-	case config.ExtractorOpenAI:
-		client = openai.Client{Model: cfg.DecisionsModel(), APIKey: f.Getenv("OPENAI_API_KEY"), BaseURL: f.Getenv("OPENAI_BASE_URL")}
-	default:
+	// The extractor names its model only for the APIs; the agent CLI uses
+	// the user's own default.
+	model := cfg.DecisionsModel()
+	if cfg.DecisionsExtractor() == config.ExtractorClaude {
+		model = ""
+	}
+	client := modelClient(f, cfg, cfg.DecisionsExtractor(), model, 0)
+	if client == nil {
 		return decision.Rules{}, nil
 	}
 	return decision.ModelExtractor{Client: client}, budget

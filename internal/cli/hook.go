@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -20,8 +21,12 @@ func NewCmdHook(f *Factory, runF func(context.Context, *hookcmd.Options) error) 
 			"It appends a record to the journal and, at session start, prints the context to inject.\n" +
 			"It never blocks the agent: problems go to baton.log and it exits 0.\n" +
 			"baton-hook, installed beside baton, does the same and starts faster; `baton init` uses it when it is on PATH.",
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				// Not a usage error: its exit status, 2, would tell Claude
+				// Code to block the agent.
+				return errors.New("hook takes at most one argument, the event name")
+			}
 			if len(args) == 1 {
 				opts.Event = args[0]
 			}

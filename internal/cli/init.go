@@ -37,7 +37,8 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 		Long: "Installs baton's hook for every Claude Code hook event: baton-hook when it is on PATH\n" +
 			"(it starts faster; `go install ./cmd/...` installs it beside baton), else `baton hook`. By default it writes\n" +
 			".claude/settings.local.json (this machine only); --shared writes .claude/settings.json\n" +
-			"(committed, for the whole team); --user writes ~/.claude/settings.json (every project).\n" +
+			"(committed, for the whole team, with a command that picks baton-hook or baton hook on each\n" +
+			"machine); --user writes ~/.claude/settings.json (every project).\n" +
 			"Other settings and hooks are kept. Running it twice changes nothing; --uninstall removes\n" +
 			"exactly what it added.",
 		Args: cobra.NoArgs,
@@ -74,9 +75,14 @@ var (
 
 // hookCommand is the command init installs: the one asked for, else
 // baton-hook when lookPath finds it (it starts faster), else `baton hook`.
-func hookCommand(asked string, lookPath func(string) (string, error)) string {
-	if asked != "" {
+// Settings shared with the team get the plugin's command, which picks
+// between the two on each machine: a teammate may have only baton.
+func hookCommand(asked string, shared bool, lookPath func(string) (string, error)) string {
+	switch {
+	case asked != "":
 		return asked
+	case shared:
+		return claudecode.PluginHookCommand
 	}
 	if _, err := lookPath(claudecode.HookProgram); err == nil {
 		return claudecode.HookProgram
@@ -112,7 +118,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	}
 
 	out := f.IO.Out
-	command := hookCommand(opts.Command, exec.LookPath)
+	command := hookCommand(opts.Command, opts.Shared, exec.LookPath)
 	if opts.Uninstall {
 		ch, err := claudecode.UninstallHooks(ctx, path, command)
 		if err != nil {

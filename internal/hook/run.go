@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"time"
 
 	"github.com/baton-cli/baton/internal/config"
@@ -92,7 +93,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 	s := &Start{Payload: &p, Where: where, State: dir, Journal: j, Config: cfg, Lang: cfg.Language(o.Getenv), Now: now}
 	var sections []string
 	for _, pr := range o.Providers {
-		text, err := pr.SessionContext(ctx, s)
+		text, err := sessionContext(ctx, pr, s)
 		if err != nil {
 			o.Warn(fmt.Errorf("session context: %w", err))
 			continue
@@ -100,6 +101,17 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 		sections = append(sections, text)
 	}
 	return res, writeStartOutput(out, Assemble(sections, MaxContext, s.Lang))
+}
+
+// sessionContext asks one provider, turning its panic into an error: a bug
+// in one section must not cost the others.
+func sessionContext(ctx context.Context, pr Provider, s *Start) (text string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return pr.SessionContext(ctx, s)
 }
 
 // locate finds the worktree of cwd and the state folder. Outside git the

@@ -66,11 +66,13 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 		Providers:  providers,
 		Warn:       func(e error) { warnings = append(warnings, e) },
 	})
+	// The archive and the recent summary of a session that compacts or
+	// ends are made by detached jobs, never on the hook's path.
 	if err == nil {
-		err = archiveAtSessionEnd(f, res)
+		if err := archiveAtSessionEnd(f, res); err != nil {
+			warnings = append(warnings, err)
+		}
 	}
-	// The recent summary of a session that compacts or ends is made by a
-	// detached job, never on the hook's path.
 	if err := startLayerJob(f, res); err != nil {
 		warnings = append(warnings, err)
 	}
@@ -85,7 +87,8 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 
 // Main is the baton-hook program, `baton-hook [event]`: the same call as
 // `baton hook`, in a program that starts in a fraction of baton's time. It
-// returns the exit status: 0 for every hook call, 2 for a usage mistake.
+// returns the exit status: 0 for every hook call, 1 for a usage mistake
+// (never 2, which Claude Code takes as an order to block the agent).
 func Main(ctx context.Context, args []string, f *cmdenv.Factory) int {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
 		fmt.Fprint(f.IO.Out, usage)
@@ -93,7 +96,7 @@ func Main(ctx context.Context, args []string, f *cmdenv.Factory) int {
 	}
 	if len(args) > 1 {
 		fmt.Fprint(f.IO.ErrOut, usage)
-		return 2
+		return 1
 	}
 	var o Options
 	if len(args) == 1 {
@@ -136,8 +139,9 @@ func batonBeside(executable func() (string, error), lookPath func(string) (strin
 }
 
 // archiveAtSessionEnd starts `baton archive --quiet` in the background when
-// a session ends and the repository asks for it. What the job cannot copy it
-// says on stderr, which goes to baton.log, where `baton doctor` looks.
+// a session ends and the configuration of its worktree asks for it. What
+// the job cannot copy it says on stderr, which goes to baton.log, where
+// `baton doctor` looks.
 func archiveAtSessionEnd(f *cmdenv.Factory, res hook.Result) error {
 	if res.Payload.Event != hook.SessionEnd || res.State.Root == "" || !res.Config.ArchiveTranscripts() {
 		return nil

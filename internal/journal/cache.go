@@ -36,10 +36,19 @@ type tailCache struct {
 	data []byte
 }
 
+// maxCached is the widest window a tailCache reads ahead of need: a Tail
+// may stop after a few lines of a wide window, and the cache must not turn
+// that into reading megabytes.
+const maxCached = 1 << 20
+
 // readerAt returns a reader of the active file f, identified by key and
 // size bytes long, that answers from memory for [size-window, size), reading
-// those bytes first unless they are already cached.
+// those bytes first unless they are already cached. A window wider than
+// maxCached is read from f.
 func (c *tailCache) readerAt(f io.ReaderAt, key activeKey, size, window int64) io.ReaderAt {
+	if window > maxCached {
+		return f
+	}
 	lo := max(size-window, 0)
 	c.mu.Lock()
 	defer c.mu.Unlock()

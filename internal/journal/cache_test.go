@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"bytes"
+	"io"
 	"testing"
 )
 
@@ -43,5 +45,36 @@ func TestTailCache(t *testing.T) {
 	check("unbounded", 50, TailOptions{})
 	if got := tailOf(t, cached, 3, window); len(got) != 3 || got[2].Offset != int64(next-1) {
 		t.Errorf("newest records after rotation = %+v; want up to offset %d", got, next-1)
+	}
+}
+
+// TestTailCacheKey checks each half of the key: a new inode, or a new
+// newest archived segment (a rotation whose new file got the old inode),
+// makes the cache read the file again.
+func TestTailCacheKey(t *testing.T) {
+	oldFile, newFile := bytes.NewReader([]byte("0123456789")), bytes.NewReader([]byte("abcdefghij"))
+	key := activeKey{id: fileID{dev: 1, ino: 7}, after: "auto-1"}
+	tests := []struct {
+		name string
+		key  activeKey
+		want string
+	}{
+		{name: "same file", key: key, want: "6789"},
+		{name: "new inode", key: activeKey{id: fileID{dev: 1, ino: 8}, after: "auto-1"}, want: "ghij"},
+		{name: "reused inode after a rotation", key: activeKey{id: fileID{dev: 1, ino: 7}, after: "auto-2"}, want: "ghij"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &tailCache{}
+			c.readerAt(oldFile, key, 10, 4)
+			p := make([]byte, 4)
+			if _, err := c.readerAt(newFile, tt.key, 10, 4).ReadAt(p, 6); err != nil || string(p) != tt.want {
+				t.Errorf("got %q, %v; want %q", p, err, tt.want)
+			}
+		})
+	}
+	c := &tailCache{}
+	if r := c.readerAt(oldFile, key, 10, maxCached+1); r != io.ReaderAt(oldFile) || c.data != nil {
+		t.Errorf("a window wider than maxCached was cached")
 	}
 }

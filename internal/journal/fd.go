@@ -69,7 +69,10 @@ func (f fdFile) Close() error { return syscall.Close(int(f)) }
 
 func (f fdFile) size() (int64, error) {
 	st, err := f.stat()
-	return st.Size, err
+	if err != nil {
+		return 0, err
+	}
+	return st.Size, nil
 }
 
 func (f fdFile) stat() (*syscall.Stat_t, error) {

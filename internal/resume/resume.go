@@ -204,11 +204,13 @@ func tail(ctx context.Context, o Options) ([]journal.Record, error) {
 	return recs, nil
 }
 
-// elsewhere returns the newest activity record of another worktree within
-// the scanned part of the journal, its worktree filled in; nil if none.
+// elsewhere returns the last written activity record of another worktree
+// within the scanned part of the journal, its worktree filled in; nil if
+// none. It stops at the first one found going back: by timestamp, a later
+// record may be older only by clock skew.
 func elsewhere(ctx context.Context, o Options) (*journal.Record, error) {
 	there := func(r *journal.Record) bool { return isActivity(r) && cmp.Or(r.Worktree, o.Main) != o.Worktree }
-	recs, err := o.journal().Tail(ctx, 1, journal.TailOptions{Match: there, Prefilter: mayBeActivityOf(""), MaxBytes: o.ScanBytes})
+	recs, err := o.journal().Tail(ctx, 1, journal.TailOptions{Match: there, MaxBytes: o.ScanBytes})
 	if err != nil || len(recs) == 0 {
 		return nil, err
 	}
@@ -224,26 +226,24 @@ func (o Options) journal() *journal.Journal {
 	return journal.Open(o.State.Root, journal.Options{})
 }
 
-// mayBeActivityOf is the journal prefilter of activity records, of worktree's
-// when it is not empty. A line without a "tool" key is not activity. A line
-// that names a worktree but not this one belongs to another: its worktree
-// could only be written differently when the path holds a character JSON
-// may escape, and then only the first test is made. Lines without a
-// worktree (written by older hook scripts) belong to the main worktree and
-// are decoded.
+// mayBeActivityOf is the journal prefilter of worktree's activity records.
+// A line that names a worktree but not this one belongs to another, and is
+// skipped undecoded. Everything the test could misjudge is decoded: a path
+// JSON may write otherwise (a character it may escape), a line with an
+// escape (a path written with "\/"), an empty string (an empty worktree is
+// the main one), and lines that name no worktree, written by older hook
+// scripts for the main worktree (or with a key in other case, which decoding
+// accepts).
 func mayBeActivityOf(worktree string) func(line []byte) bool {
-	tool, key := []byte(`"tool"`), []byte(`"worktree"`)
-	var quoted []byte
-	if worktree != "" && !strings.ContainsFunc(worktree, func(r rune) bool {
+	if worktree == "" || strings.ContainsFunc(worktree, func(r rune) bool {
 		return r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '<' || r == '>' || r == '&'
 	}) {
-		quoted = []byte(`"` + worktree + `"`)
+		return nil
 	}
+	quoted, key := []byte(`"`+worktree+`"`), []byte(`"worktree"`)
 	return func(line []byte) bool {
-		if !bytes.Contains(line, tool) {
-			return false
-		}
-		return quoted == nil || bytes.Contains(line, quoted) || !bytes.Contains(line, key)
+		return bytes.Contains(line, quoted) || !bytes.Contains(line, key) ||
+			bytes.IndexByte(line, '\\') >= 0 || bytes.Contains(line, []byte(`""`))
 	}
 }
 

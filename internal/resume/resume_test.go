@@ -354,9 +354,9 @@ func TestMayBeActivityOf(t *testing.T) {
 		{name: "this worktree, spaced", worktree: "/repo", line: `{"tool": "Edit", "worktree": "/repo"}`, want: true},
 		{name: "another worktree", worktree: "/repo", line: `{"tool":"Edit","worktree":"/repo-wt2"}`, want: false},
 		{name: "no worktree: the main one's", worktree: "/repo", line: `{"tool":"Edit","file":"a.go"}`, want: true},
-		{name: "not activity", worktree: "/repo", line: `{"event":"Stop","worktree":"/repo"}`, want: false},
-		{name: "escapable path: decoded", worktree: "/home/me/プロジェクト", line: `{"tool":"Edit","worktree":"/home/me/\u30d7\u30ed\u30b8\u30a7\u30af\u30c8"}`, want: true},
-		{name: "any worktree", worktree: "", line: `{"tool":"Edit","worktree":"/elsewhere"}`, want: true},
+		{name: "empty worktree: the main one's", worktree: "/repo", line: `{"tool":"Edit","worktree":""}`, want: true},
+		{name: "escaped slashes", worktree: "/repo", line: `{"tool":"Edit","worktree":"\/repo"}`, want: true},
+		{name: "key in other case", worktree: "/repo", line: `{"Tool":"Edit","Worktree":"/repo"}`, want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -364,5 +364,10 @@ func TestMayBeActivityOf(t *testing.T) {
 				t.Errorf("mayBeActivityOf(%q)(%s) = %t; want %t", tt.worktree, tt.line, got, tt.want)
 			}
 		})
+	}
+	for _, wt := range []string{"", "/home/me/プロジェクト", `C:\\repo`, "/a&b"} {
+		if mayBeActivityOf(wt) != nil {
+			t.Errorf("mayBeActivityOf(%q) is a filter; want none for a path JSON may write otherwise", wt)
+		}
 	}
 }

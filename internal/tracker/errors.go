@@ -126,9 +126,14 @@ type netError interface {
 
 // isNetError reports whether err itself, not what it wraps, is a network
 // error. A *url.Error has the same methods but only passes on those of the
-// error it wraps, which the chain reaches next.
+// error it wraps, which the chain reaches next; a syscall.Errno has them
+// whatever it says (a missing file, a refused permission).
 func isNetError(err error) bool {
-	if _, ok := err.(*url.Error); ok {
+	switch err.(type) {
+	case *url.Error:
+		return false
+	case syscall.Errno:
+		// Every errno has the methods; the network ones are listed apart.
 		return false
 	}
 	_, ok := err.(netError)

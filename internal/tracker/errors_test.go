@@ -34,6 +34,8 @@ func TestKindOf(t *testing.T) {
 		{"refused", &url.Error{Op: "Get", URL: "http://x", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}, KindNetwork},
 		{"reset errno", fmt.Errorf("read body: %w", syscall.ECONNRESET), KindNetwork},
 		{"dns in a joined error", errors.Join(errors.New("first"), fmt.Errorf("dial: %w", &net.DNSError{Err: "no such host", Name: "x"})), KindNetwork},
+		{"missing file", &os.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}, KindUnknown},
+		{"permission", fmt.Errorf("start gh: %w", &os.PathError{Op: "fork/exec", Path: "/usr/bin/gh", Err: syscall.EACCES}), KindUnknown},
 		{"transport error that is not the network", &url.Error{Op: "Get", URL: "http://x", Err: errors.New("unsupported protocol scheme")}, KindUnknown},
 		{"closed before answer", &url.Error{Op: "Get", URL: "http://x", Err: io.EOF}, KindNetwork},
 		{"truncated answer", &url.Error{Op: "Get", URL: "http://x", Err: io.ErrUnexpectedEOF}, KindNetwork},
