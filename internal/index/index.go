@@ -46,7 +46,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -54,6 +53,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/baton-cli/baton/internal/sqlitedb"
 )
 
 //go:embed migrations/*.sql
@@ -241,42 +242,14 @@ func (ix *Index) Close() error { return ix.db.Close() }
 // Path is the database file.
 func (ix *Index) Path() string { return ix.path }
 
-// migrate applies the embedded migrations the file has not seen, in one
-// transaction; PRAGMA user_version counts the ones applied.
+// migrate applies the embedded migrations the file has not seen.
 func (ix *Index) migrate(ctx context.Context) error {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return err
+	err := sqlitedb.Migrate(ctx, ix.db, migrations, "migrations/*.sql")
+	var newer *sqlitedb.NewerSchemaError
+	if errors.As(err, &newer) {
+		return fmt.Errorf("index %w: upgrade baton or delete the index", err)
 	}
-	slices.Sort(names)
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	defer tx.Rollback()
-	var version int
-	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if version > len(names) {
-		return fmt.Errorf("index schema version %d is newer than this baton knows (%d): upgrade baton or delete the index", version, len(names))
-	}
-	if version == len(names) {
-		return nil
-	}
-	for _, name := range names[version:] {
-		script, err := migrations.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, string(script)); err != nil {
-			return fmt.Errorf("migrate %s: %w", path.Base(name), err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(len(names))); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return tx.Commit()
+	return err
 }
 
 // Reset empties the index, so that the next CatchUp reads everything again.

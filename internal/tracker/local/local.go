@@ -17,9 +17,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -28,6 +26,7 @@ import (
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
+	"github.com/baton-cli/baton/internal/sqlitedb"
 	"github.com/baton-cli/baton/internal/tracker"
 )
 
@@ -94,42 +93,14 @@ func Open(ctx context.Context, path string, opts Options) (*Tracker, error) {
 // Close closes the file.
 func (t *Tracker) Close() error { return t.db.Close() }
 
-// migrate applies the embedded migrations the file has not seen, in one
-// transaction; PRAGMA user_version counts the ones applied.
+// migrate applies the embedded migrations the file has not seen.
 func (t *Tracker) migrate(ctx context.Context) error {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return err
+	err := sqlitedb.Migrate(ctx, t.db, migrations, "migrations/*.sql")
+	var newer *sqlitedb.NewerSchemaError
+	if errors.As(err, &newer) {
+		return fmt.Errorf("%w: upgrade baton", err)
 	}
-	slices.Sort(names)
-	tx, err := t.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	defer tx.Rollback()
-	var version int
-	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if version > len(names) {
-		return fmt.Errorf("schema version %d is newer than this baton knows (%d): upgrade baton", version, len(names))
-	}
-	if version == len(names) {
-		return nil
-	}
-	for _, name := range names[version:] {
-		script, err := migrations.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, string(script)); err != nil {
-			return fmt.Errorf("migrate %s: %w", path.Base(name), err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(len(names))); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return tx.Commit()
+	return err
 }
 
 // stamp is how times are stored: UTC, fixed width, so text order is time
