@@ -349,21 +349,28 @@ func (e *debateEnv) start(ctx context.Context, opts *DebateOptions) error {
 	return nil
 }
 
-func (e *debateEnv) reply(ctx context.Context, opts *DebateOptions) error {
-	id, err := e.id(opts.ID)
+// session loads the debate named by idFlag (else the current one) and its
+// transport.
+func (e *debateEnv) session(idFlag string) (*debate.Session, debate.Transport, error) {
+	id, err := e.id(idFlag)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	s, err := e.dir.Load(id)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	tr, err := e.transport(s)
+	return s, tr, err
+}
+
+func (e *debateEnv) reply(ctx context.Context, opts *DebateOptions) error {
+	s, tr, err := e.session(opts.ID)
 	if err != nil {
 		return err
 	}
 	for {
-		res, err := e.dir.Reply(ctx, id, tr)
+		res, err := e.dir.Reply(ctx, s.ID, tr)
 		if err != nil {
 			return err
 		}
@@ -386,19 +393,11 @@ func (e *debateEnv) report(res debate.Result) {
 }
 
 func (e *debateEnv) watch(ctx context.Context, opts *DebateOptions) error {
-	id, err := e.id(opts.ID)
+	s, tr, err := e.session(opts.ID)
 	if err != nil {
 		return err
 	}
-	s, err := e.dir.Load(id)
-	if err != nil {
-		return err
-	}
-	tr, err := e.transport(s)
-	if err != nil {
-		return err
-	}
-	err = e.dir.Watch(ctx, id, tr, e.report)
+	err = e.dir.Watch(ctx, s.ID, tr, e.report)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
