@@ -5,12 +5,11 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/baton-cli/baton/internal/benchdata"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
@@ -31,7 +30,7 @@ func BenchmarkPush10MB(b *testing.B) { benchPush(b, "10MiB", 10<<20) }
 
 func benchPush(b *testing.B, name string, size int64) {
 	d := state.Dir{Root: b.TempDir()}
-	if err := os.Link(generatedJournal(b, name, size), d.Journal()); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Link(benchdata.Journal(b, name, size), d.Journal()); err != nil && !errors.Is(err, fs.ErrExist) {
 		b.Fatal(err)
 	}
 	f, err := FilesFor(d, "")
@@ -80,36 +79,4 @@ func seedBenchLayers(b *testing.B, f Files) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// generatedJournal returns a journal file of at least size bytes written by
-// bench/gen, reusing one from an earlier run (the resume benchmark's too).
-func generatedJournal(b *testing.B, name string, size int64) string {
-	b.Helper()
-	root := os.Getenv("BATON_BENCH_DIR")
-	if root == "" {
-		root = filepath.Join(os.TempDir(), "baton-bench")
-	}
-	path := filepath.Join(root, "resume-"+name, "auto.jsonl")
-	if fi, err := os.Stat(path); err == nil && fi.Size() >= size {
-		return path
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		b.Skipf("no go tool to generate the journal: %v", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("writing a %s journal to %s", name, path)
-	tmp := path + ".tmp"
-	cmd := exec.Command(goTool, "run", "./bench/gen", "journal", "-size", name, "-out", tmp)
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("bench/gen: %v\n%s", err, out)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		b.Fatal(err)
-	}
-	return path
 }

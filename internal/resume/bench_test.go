@@ -5,11 +5,11 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/baton-cli/baton/internal/benchdata"
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/state"
@@ -31,7 +31,7 @@ func BenchmarkResume1GB(b *testing.B) { benchResume(b, "1GiB", 1<<30) }
 func BenchmarkResume10MB(b *testing.B) { benchResume(b, "10MiB", 10<<20) }
 
 func benchResume(b *testing.B, name string, size int64) {
-	journalFile := generatedJournal(b, name, size)
+	journalFile := benchdata.Journal(b, name, size)
 	const current = `---
 updated: 2026-09-01T09:00:00+09:00
 status: in_progress
@@ -84,36 +84,6 @@ func scanBytes() int64 {
 		return int64(v)
 	}
 	return config.DefaultResumeScanBytes
-}
-
-// generatedJournal returns a journal file of at least size bytes written by
-// bench/gen, reusing one from an earlier run.
-func generatedJournal(b *testing.B, name string, size int64) string {
-	b.Helper()
-	root := os.Getenv("BATON_BENCH_DIR")
-	if root == "" {
-		root = filepath.Join(os.TempDir(), "baton-bench")
-	}
-	path := filepath.Join(root, "resume-"+name, "auto.jsonl")
-	if fi, err := os.Stat(path); err == nil && fi.Size() >= size {
-		return path
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		b.Skipf("no go tool to generate the journal: %v", err)
-	}
-	b.Logf("writing a %s journal to %s", name, path)
-	// Written aside and renamed, so that an interrupted run is not reused.
-	tmp := path + ".tmp"
-	cmd := exec.Command(goTool, "run", "./bench/gen", "journal", "-size", name, "-out", tmp)
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("bench/gen: %v\n%s", err, out)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		b.Fatal(err)
-	}
-	return path
 }
 
 // linkJournal makes a state folder whose auto.jsonl is the generated file,
