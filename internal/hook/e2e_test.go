@@ -112,3 +112,44 @@ func TestE2EPlugin(t *testing.T) {
 		t.Errorf("the plugin run wrote settings.local.json; the plugin should need no init")
 	}
 }
+
+// TestE2EFailedCommandRecorded checks the record of a Bash command that
+// fails with the real CLI: it fires PostToolUseFailure (not PostToolUse),
+// whose error carries the exit status and the output; a command that
+// succeeds is recorded with exit status 0.
+func TestE2EFailedCommandRecorded(t *testing.T) {
+	failing := "echo out; echo 'boom: bad thing' >&2; exit 3"
+	server := modelserver.New(t,
+		modelserver.ToolUse("Bash", map[string]string{"command": failing, "description": "Fail on purpose"}),
+		modelserver.ToolUse("Bash", map[string]string{"command": "echo fine", "description": "Succeed"}),
+		modelserver.Text("done"))
+	env := claudetest.New(t, server)
+	gitInit(t, env.Dir)
+	hook := claudetest.ShellQuote(filepath.Join(claudetest.BuildBaton(t), "baton-hook"))
+	env.WriteProjectSettings(t, claudetest.HookSettings(hook, "PreToolUse", "PostToolUse", "PostToolUseFailure"))
+
+	env.Run(t, "-p", "run the commands", "--allowedTools", "Bash")
+
+	var failed, ok *journal.Record
+	recs := journalRecords(t, env.Dir)
+	for i, r := range recs {
+		switch {
+		case r.Event == "PostToolUseFailure":
+			failed = &recs[i]
+		case r.Event == "PostToolUse" && r.Cmd == "echo fine":
+			ok = &recs[i]
+		}
+	}
+	if failed == nil || ok == nil {
+		t.Fatalf("records %+v; want a PostToolUseFailure and a PostToolUse for echo fine", recs)
+	}
+	if failed.Tool != "Bash" || failed.Cmd != failing || failed.Desc != "Fail on purpose" || failed.Exit == nil || *failed.Exit != 3 {
+		t.Errorf("failure record %+v; want Bash, the command, its description and exit 3", *failed)
+	}
+	if !strings.Contains(failed.Error, "boom: bad thing") || strings.HasPrefix(failed.Error, "Exit code") {
+		t.Errorf("failure error = %q; want the output without the exit line", failed.Error)
+	}
+	if ok.Exit == nil || *ok.Exit != 0 || ok.Error != "" {
+		t.Errorf("success record exit %v error %q; want 0 and no error", ok.Exit, ok.Error)
+	}
+}

@@ -19,11 +19,14 @@ const (
 	UserPromptSubmit = "UserPromptSubmit"
 	PreToolUse       = "PreToolUse"
 	PostToolUse      = "PostToolUse"
-	Stop             = "Stop"
-	SubagentStop     = "SubagentStop"
-	PreCompact       = "PreCompact"
-	SessionEnd       = "SessionEnd"
-	Notification     = "Notification"
+	// PostToolUseFailure replaces PostToolUse for a call that failed (a
+	// Bash command that exited non-zero, an edit that did not apply).
+	PostToolUseFailure = "PostToolUseFailure"
+	Stop               = "Stop"
+	SubagentStop       = "SubagentStop"
+	PreCompact         = "PreCompact"
+	SessionEnd         = "SessionEnd"
+	Notification       = "Notification"
 )
 
 // MaxPayload is the most of stdin a hook reads. Tool responses can be large
@@ -41,8 +44,13 @@ type Payload struct {
 	Cwd            string `json:"cwd"`
 	Event          string `json:"hook_event_name"`
 
-	ToolName  string          `json:"tool_name"`
-	ToolInput json.RawMessage `json:"tool_input"`
+	ToolName     string          `json:"tool_name"`
+	ToolInput    json.RawMessage `json:"tool_input"`
+	ToolResponse toolResponse    `json:"tool_response"`
+	// Error and IsInterrupt describe a PostToolUseFailure: Error reads
+	// "Exit code N\n<output>" for a Bash command that exited non-zero.
+	Error       string `json:"error"`
+	IsInterrupt bool   `json:"is_interrupt"`
 
 	Source               string `json:"source"`
 	Trigger              string `json:"trigger"`
@@ -88,6 +96,39 @@ type toolInput struct {
 	Pattern      string `json:"pattern"`
 	URL          string `json:"url"`
 	Query        string `json:"query"`
+}
+
+// toolResponse keeps the few tool_response fields baton reads. Responses
+// come in many shapes (an object for Bash, a string or an array for others),
+// so any shape parses and only an object's fields are kept.
+type toolResponse struct {
+	Interrupted      bool   `json:"interrupted"`
+	BackgroundTaskID string `json:"backgroundTaskId"`
+}
+
+func (r *toolResponse) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	type plain toolResponse
+	var v plain
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	*r = toolResponse(v)
+	return nil
+}
+
+// command is the Bash command line of a tool call, or "".
+func (p *Payload) command() string {
+	if p.ToolName != "Bash" || len(p.ToolInput) == 0 {
+		return ""
+	}
+	var in toolInput
+	if json.Unmarshal(p.ToolInput, &in) != nil {
+		return ""
+	}
+	return in.Command
 }
 
 // file and desc pick what a tool call touched and what it did.

@@ -112,6 +112,39 @@ func TestRecord(t *testing.T) {
 					t.Errorf("trigger = %q; want manual", r.Trigger)
 				}
 			}},
+		{"bash failure: exit status and first error lines", `{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"Run tests"},"tool_use_id":"toolu_1","error":"Exit code 3\nout\nboom: bad thing\nsecond","is_interrupt":false,"duration_ms":51}`,
+			func(t *testing.T, r recordView) {
+				r.want(t, "Bash", "", "Run tests")
+				r.wantRun(t, "go test ./...", intp(3), "out\nboom: bad thing\nsecond")
+			}},
+		{"failure error cut to its first lines", `{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"make"},"error":"Exit code 2\n1\n2\n3\n4\n5\n6\n7"}`,
+			func(t *testing.T, r recordView) { r.wantRun(t, "make", intp(2), "1\n2\n3\n4\n5\n…") }},
+		{"failure of another tool has no exit status", `{"hook_event_name":"PostToolUseFailure","tool_name":"Edit","tool_input":{"file_path":"/r/a.go"},"error":"String to replace not found in file."}`,
+			func(t *testing.T, r recordView) {
+				r.want(t, "Edit", "/r/a.go", "")
+				r.wantRun(t, "", nil, "String to replace not found in file.")
+			}},
+		{"secret in a failure redacted", `{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345' https://x"},"error":"Exit code 22\nAuthorization: Bearer abcdefghijklmnopqrstuvwxyz012345 refused"}`,
+			func(t *testing.T, r recordView) {
+				for _, s := range []string{r.Cmd, r.Error} {
+					if strings.Contains(s, "abcdefghijklmnop") || !strings.Contains(s, "[REDACTED:") {
+						t.Errorf("%q; want the token redacted", s)
+					}
+				}
+			}},
+		{"bash success exits 0", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"echo fine"},"tool_response":{"stdout":"fine","stderr":"","interrupted":false,"isImage":false}}`,
+			func(t *testing.T, r recordView) { r.wantRun(t, "echo fine", intp(0), "") }},
+		{"interrupted bash: exit unknown", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"sleep 9"},"tool_response":{"stdout":"","interrupted":true}}`,
+			func(t *testing.T, r recordView) { r.wantRun(t, "sleep 9", nil, "") }},
+		{"background bash: exit unknown", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"make serve"},"tool_response":{"backgroundTaskId":"b1"}}`,
+			func(t *testing.T, r recordView) { r.wantRun(t, "make serve", nil, "") }},
+		{"pre tool use bash: command, no exit", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go vet ./..."}}`,
+			func(t *testing.T, r recordView) { r.wantRun(t, "go vet ./...", nil, "") }},
+		{"string tool response parses", `{"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/r/a"},"tool_response":"text"}`,
+			func(t *testing.T, r recordView) {
+				r.want(t, "Read", "/r/a", "")
+				r.wantRun(t, "", nil, "")
+			}},
 		{"session end reason", `{"hook_event_name":"SessionEnd","reason":"clear"}`,
 			func(t *testing.T, r recordView) {
 				if r.Reason != "clear" {

@@ -2,6 +2,8 @@ package hook
 
 import (
 	"os"
+	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -30,11 +32,22 @@ func (p *Payload) Record(w Where, now time.Time) journal.Record {
 		Branch:   w.Branch,
 	}
 	switch p.Event {
-	case PreToolUse, PostToolUse:
+	case PreToolUse, PostToolUse, PostToolUseFailure:
 		rec.Tool = p.ToolName
 		file, desc := p.fileAndDesc()
 		rec.File = file
 		rec.Desc = excerpt(desc)
+		rec.Cmd = excerpt(p.command())
+		switch {
+		case p.Event == PostToolUseFailure:
+			rec.Exit, rec.Error = failure(p.Error)
+		case p.Event == PostToolUse && p.ToolName == "Bash" && !p.ToolResponse.Interrupted && p.ToolResponse.BackgroundTaskID == "":
+			// A Bash command that exits non-zero fires PostToolUseFailure,
+			// so one reported here exited 0 (unless it was interrupted or
+			// left running in the background, where nobody knows yet).
+			zero := 0
+			rec.Exit = &zero
+		}
 	case UserPromptSubmit:
 		rec.Prompt = excerpt(p.Prompt)
 	case SessionStart:
@@ -53,6 +66,25 @@ func (p *Payload) Record(w Where, now time.Time) journal.Record {
 		rec.Message = excerpt(p.Message)
 	}
 	return rec
+}
+
+// ErrorLines is how many lines of a failed call's error a record keeps.
+const ErrorLines = 5
+
+// failure splits a PostToolUseFailure error into the exit status (nil when
+// the error does not start with "Exit code N") and its first lines.
+func failure(msg string) (exit *int, lines string) {
+	if rest, ok := strings.CutPrefix(msg, "Exit code "); ok {
+		num, after, _ := strings.Cut(rest, "\n")
+		if n, err := strconv.Atoi(strings.TrimSpace(num)); err == nil {
+			exit, msg = &n, after
+		}
+	}
+	msg = strings.TrimLeft(msg, "\n")
+	if parts := strings.SplitN(msg, "\n", ErrorLines+1); len(parts) > ErrorLines {
+		msg = strings.Join(parts[:ErrorLines], "\n") + "\n…"
+	}
+	return exit, excerpt(strings.TrimRight(msg, "\n"))
 }
 
 // excerpt redacts s and keeps at most MaxText characters, cutting on a

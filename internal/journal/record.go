@@ -31,4 +31,12 @@ type Record struct {
 	Message    string `json:"message,omitempty"`    // Notification, Stop (last assistant message excerpt)
 	Transcript string `json:"transcript,omitempty"` // transcript path, for later review
 	Offset     int64  `json:"offset,omitempty"`     // transcript size when the record was made
+
+	// Tool calls: Cmd is a Bash command line (redacted, cut like other
+	// text); Exit its exit status when known (0 for a Bash call that
+	// succeeded, N from a failure's "Exit code N"); Error the first lines of
+	// a failed call's error (redacted, cut).
+	Cmd   string `json:"cmd,omitempty"`
+	Exit  *int   `json:"exit,omitempty"`
+	Error string `json:"error,omitempty"`
 }
