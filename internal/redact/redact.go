@@ -19,6 +19,9 @@
 //	assignment    the value in key=value and key: value where the key names a secret
 //	bearer        Authorization header credentials and bare "Bearer <token>"
 //	url-password  the password in scheme://user:password@host
+//	cookie        the value of a Cookie or Set-Cookie header
+//	argument      the argument of an option that takes a secret (--token abc,
+//	              docker login -p, redis-cli -a, mysql -pSECRET)
 //
 // When a value found by the assignment, bearer or url-password rule is
 // exactly one of the token shapes above, that token's kind is used instead.
@@ -48,7 +51,15 @@
 // It names a secret when it ends in password, passwd, passphrase, secret,
 // token, apikey, api_key, api-key, accesskey, access_key, access-key,
 // secretkey, secret_key, secret-key, privatekey, private_key or private-key,
-// or when it is "pass" or ends in "_pass", "-pass" or ".pass". Keys ending in
+// or when it is "pass" or ends in "_pass", "-pass" or ".pass"; or when it is
+// made of segments joined by '_', '-' or '.', one of which is secret, token,
+// password, passwd, passphrase or apikey and the last of which does not name a
+// property (SECRET_KEY_BASE, GITHUB_TOKEN_RW; not TOKEN_TYPE, SECRET_NAME,
+// PASSWORD_MIN_LENGTH); or when its last segment is key and the one before
+// does not name a kind of key that is no secret (STRIPE_KEY; not PRIMARY_KEY,
+// SORT_KEY, PUBLIC_KEY). A value of a key ending in key that reads as a file
+// path (/…, ~/…, ./…) is kept. Keys ending in cookie take the whole header
+// value to the end of its line or quoted string. Keys ending in
 // authorization take the bearer rule: a leading scheme word (Bearer, Basic,
 // token, …) is kept and the credentials after it are replaced. So
 // "tokenizer", "max_tokens", "token_count" and "PWD" are not secret keys.
@@ -67,8 +78,20 @@
 // a call or index such as os.Getenv( or tokens[; a single name that itself
 // ends in a secret word, as in "Password: password,". Values are
 // single-line, so the body of a YAML block scalar after "password: |" is not
-// covered; nor are flags with a space ("--token abc"), cookies, or keys
-// written in other scripts than ASCII.
+// covered; nor are keys written in other scripts than ASCII. After a ':'
+// whose key follows a word on its line ("a GitHub token: no token in…"), a
+// value of lower-case letters only is a word of a sentence and stays.
+//
+// Secrets passed to commands: the argument after a long option whose name
+// ends like a secret key (--token, --password, --api-key, --client-secret,
+// --cookie) unless it is another option or a word that follows an option's
+// name in a sentence (flag, option, and, the, …); -p after docker, podman,
+// nerdctl, buildah, skopeo, helm, oras, crane or cf login and in sshpass; -a
+// in redis-cli; -pSECRET written together in mysql, mysqldump and the other
+// mysql tools. The command is the first word of the text since the last line
+// break, ';', '|', '&', '(' or JSON string start, after sudo, env and
+// VAR=value. "aws configure set KEY VALUE", "git config KEY VALUE" and the
+// like replace the VALUE of the first KEY that names a secret.
 //
 // In scheme://user:password@host the password runs from the first ':' after
 // "//" to the last '@' before the end of the host part ('/', '?', '#', a quote
@@ -97,6 +120,8 @@ const (
 	kindAssignment  = "assignment"
 	kindBearer      = "bearer"
 	kindURLPassword = "url-password"
+	kindCookie      = "cookie"
+	kindArgument    = "argument"
 )
 
 // marker starts every replacement.
@@ -206,7 +231,13 @@ func (r *redactor) match(i int) (start, end int, kind string) {
 			end, kind = r.token(i - 2)
 			return i - 2, end, kind
 		}
-	case 'g', 'A', 'x':
+	case 'g':
+		if start, end, kind = r.configSet(i); kind != "" {
+			return start, end, kind
+		}
+		end, kind = r.token(i)
+		return i, end, kind
+	case 'A', 'x':
 		end, kind = r.token(i)
 		return i, end, kind
 	case 'B', 'b':
@@ -215,6 +246,7 @@ func (r *redactor) match(i int) (start, end int, kind string) {
 		if end := r.pemEnd(i); end > 0 {
 			return i, end, kindPrivateKey
 		}
+		return r.flag(i)
 	case ':', '=':
 		if p := r.pend; p.kind != "" && i+1 == p.start {
 			r.pend = span{}
@@ -519,13 +551,8 @@ func (r *redactor) assignment(i int) (start, end int, kind string) {
 		}
 	}
 	keyEnd := k
-	if k == r.done {
+	if k == r.done || !isKeyName(s[k-1]) {
 		return 0, 0, ""
-	}
-	switch lower(s[k-1]) {
-	case 'd', 'e', 't', 'n', 'y', 's':
-	default:
-		return 0, 0, "" // no secret key ends in any other byte
 	}
 	for k > r.done && isKeyName(s[k-1]) {
 		k--
@@ -541,10 +568,20 @@ func (r *redactor) assignment(i int) (start, end int, kind string) {
 	}
 	j = skipBlanks(s, j)
 	var ok bool
-	if kind == kindBearer {
+	switch kind {
+	case kindBearer:
 		start, end, ok = r.credentials(j)
-	} else {
-		start, end, ok = r.value(j, key)
+	case kindCookie:
+		start, end, ok = r.header(j)
+	default:
+		// "a GitHub token: none here" is a sentence, not a setting: after
+		// a key that follows a word on its line, a ':' and a lower-case
+		// word are left alone.
+		prose := s[i] == ':' && k >= 2 && s[k-1] == ' ' && isAlnum(s[k-2])
+		start, end, ok = r.value(j, prose)
+		if ok && hasSuffixFold(key, "key") && pathLike(s[start:end]) {
+			ok = false // SSH_KEY=~/.ssh/id_ed25519 names a file
+		}
 	}
 	if !ok {
 		return 0, 0, ""
@@ -575,13 +612,92 @@ func secretKeyKind(key string) string {
 			hasSuffixFold(k, "secret") || hasSuffixFold(k, "private") {
 			return kindAssignment
 		}
+	case hasSuffixFold(key, "cookie"):
+		return kindCookie
+	}
+	if segmentedSecret(key) {
+		return kindAssignment
 	}
 	return ""
 }
 
+// segmentedSecret reports whether a key made of segments joined by '_', '-'
+// or '.' names a secret: a segment is secret, token, password, passwd,
+// passphrase or apikey and the last segment does not name a property of it
+// (SECRET_KEY_BASE, GITHUB_TOKEN_RW but not TOKEN_TYPE or SECRET_NAME); or
+// the last segment is key and the one before it does not name a kind of key
+// that is no secret (STRIPE_KEY but not PRIMARY_KEY or SORT_KEY).
+func segmentedSecret(key string) bool {
+	var prev, last string
+	secret, n := false, 0
+	for p := 0; p < len(key); {
+		e := p
+		for e < len(key) && key[e] != '_' && key[e] != '-' && key[e] != '.' {
+			e++
+		}
+		if e > p {
+			n++
+			prev, last = last, key[p:e]
+			if !secret && len(last) >= len("token") && oneOfFold(last, secretSegments[:]) {
+				secret = true
+			}
+		}
+		p = e + 1
+	}
+	switch {
+	case n < 2:
+		return false
+	case secret && !oneOfFold(last, propertySegments[:]):
+		return true
+	case len(last) == 3 && hasPrefixFold(last, "key"):
+		return !oneOfFold(prev, publicKeyKinds[:])
+	}
+	return false
+}
+
+var (
+	secretSegments = [...]string{"secret", "token", "password", "passwd", "passphrase", "apikey"}
+	// Segments that name a property of a secret rather than the secret.
+	propertySegments = [...]string{
+		"id", "ids", "file", "path", "dir", "url", "uri", "endpoint", "host", "name", "names",
+		"length", "len", "size", "count", "type", "kind", "format", "env", "var", "field",
+		"header", "prefix", "suffix", "version", "expiry", "expires", "expiration", "ttl",
+		"timeout", "lifetime", "age", "limit", "max", "min", "scope", "scopes", "mode",
+		"algorithm", "alg", "location", "ref", "arn", "helper", "provider", "source", "store",
+		"storage", "manager", "enabled", "disabled", "required", "rotation", "hint", "label",
+		"policy", "command", "cmd", "stdin", "prompt", "regex", "pattern", "placeholder",
+	}
+	// Kinds of key that are not secrets (after gitleaks' generic-api-key allowlist).
+	publicKeyKinds = [...]string{
+		"primary", "sort", "foreign", "public", "pub", "partition", "cache", "idempotency",
+		"hash", "range", "row", "unique", "index", "idx", "lookup", "map", "object", "s3",
+		"group", "routing", "shard", "dedup", "dedupe", "message", "event", "field", "column",
+		"table", "hot", "bucket", "natural", "schema", "sequence", "composite", "i18n",
+		"translation", "label", "secondary", "cluster", "dict", "react", "list", "item",
+	}
+)
+
+// oneOfFold reports whether s is one of words, ignoring ASCII case; words
+// are lower-case.
+func oneOfFold(s string, words []string) bool {
+	for _, w := range words {
+		if len(s) == len(w) && hasPrefixFold(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathLike reports whether a value reads as a file path.
+func pathLike(v string) bool {
+	return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") ||
+		strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../")
+}
+
 // value finds the value of an assignment starting at j (after the separator
-// and blanks).
-func (r *redactor) value(j int, key string) (start, end int, ok bool) {
+// and blanks). With prose, an unquoted value of lower-case letters only is
+// taken for a word of a sentence and left alone.
+func (r *redactor) value(j int, prose bool) (start, end int, ok bool) {
 	s := r.s
 	if j >= len(s) {
 		return 0, 0, false
@@ -599,7 +715,20 @@ func (r *redactor) value(j int, key string) (start, end int, ok bool) {
 		j = p
 	}
 	e, ok := unquoted(s, j, true)
+	if ok && prose && lowerWord(s[j:e]) {
+		return 0, 0, false
+	}
 	return j, e, ok
+}
+
+// lowerWord reports whether v is made of lower-case ASCII letters only.
+func lowerWord(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < 'a' || v[i] > 'z' {
+			return false
+		}
+	}
+	return v != ""
 }
 
 // credentials finds the credentials in an Authorization value starting at j:

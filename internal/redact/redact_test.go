@@ -88,6 +88,36 @@ func TestRedact(t *testing.T) {
 		{"value that is a token gets its kind", "GITHUB_TOKEN=" + f.ghp, "GITHUB_TOKEN=" + red(kindGitHub)},
 		{"quoted value that is a token", `secret = "` + f.akia + `"`, `secret = "` + red(kindAWS) + `"`},
 
+		// Secrets passed to commands.
+		{"aws configure set", "aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws configure set aws_secret_access_key " + red(kindAssignment)},
+		{"aws configure set with profile", "aws configure --profile prod set aws_session_token FwoGZXIvYXdzEJr//abc && echo ok", "aws configure --profile prod set aws_session_token " + red(kindAssignment) + " && echo ok"},
+		{"git config", "git config --global github.token 0123abcdef", "git config --global github.token " + red(kindAssignment)},
+		{"npm config set", "npm config set //registry.npmjs.org/:_authToken npm_abc123XYZ", "npm config set //registry.npmjs.org/:_authToken " + red(kindAssignment)},
+		{"long option", "gh auth login --token abcdef123456", "gh auth login --token " + red(kindArgument)},
+		{"long option quoted", `vault login --password "correct horse" -address x`, `vault login --password "` + red(kindArgument) + `" -address x`},
+		{"long options", "app --api-key k3y-123 --secret s3cr3t --client-secret=xyz9 --cookie sid=1", "app --api-key " + red(kindArgument) + " --secret " + red(kindArgument) + " --client-secret=" + red(kindAssignment) + " --cookie " + red(kindArgument)},
+		{"long option with a token", "tool --token " + f.ghp, "tool --token " + red(kindGitHub)},
+		{"docker login -p", "docker login -u bob -p hunter2 registry.example.com", "docker login -u bob -p " + red(kindArgument) + " registry.example.com"},
+		{"sudo podman login -p in JSON", `{"command":"sudo /usr/bin/podman login quay.io -u bot -p s3cr3t"}`, `{"command":"sudo /usr/bin/podman login quay.io -u bot -p ` + red(kindArgument) + `"}`},
+		{"helm registry login", "helm registry login ghcr.io --username u -p pw123", "helm registry login ghcr.io --username u -p " + red(kindArgument)},
+		{"sshpass", "sshpass -p 'hunter 2' ssh root@host", "sshpass -p '" + red(kindArgument) + "' ssh root@host"},
+		{"redis-cli -a", "redis-cli -h cache -a s3cretpass ping", "redis-cli -h cache -a " + red(kindArgument) + " ping"},
+		{"mysql -p", "mysql -u root -pS3cret db", "mysql -u root -p" + red(kindArgument) + " db"},
+		{"mysqldump -p after env", "cd /srv && MYSQL_HOST=db mysqldump -uroot -p'S3 cret' app > a.sql", "cd /srv && MYSQL_HOST=db mysqldump -uroot -p'" + red(kindArgument) + "' app > a.sql"},
+
+		// Keys with a secret segment, cookies.
+		{"secret key base", "SECRET_KEY_BASE=abc123 rails s", "SECRET_KEY_BASE=" + red(kindAssignment) + " rails s"},
+		{"export key", "export STRIPE_KEY=sk_live_abc123", "export STRIPE_KEY=" + red(kindAssignment)},
+		{"token with a suffix", "GITHUB_TOKEN_RW=abc123 make release", "GITHUB_TOKEN_RW=" + red(kindAssignment) + " make release"},
+		{"inline secret", "FOO_SECRET=x1 BAR_PASSWORD=x2 ./run", "FOO_SECRET=" + red(kindAssignment) + " BAR_PASSWORD=" + red(kindAssignment) + " ./run"},
+		{"dotted key", "app.encryption.key: c2VjcmV0", "app.encryption.key: " + red(kindAssignment)},
+		{"cookie header", "Cookie: session=abcdef0123; csrftoken=xyz", "Cookie: " + red(kindCookie)},
+		{"set-cookie header", "Set-Cookie: sid=31d4d96e407aad42; Path=/; Secure\nnext", "Set-Cookie: " + red(kindCookie) + "\nnext"},
+		{"cookie in curl", `curl -H "Cookie: sid=abc; t=1" https://x`, `curl -H "Cookie: ` + red(kindCookie) + `" https://x`},
+		{"cookie in JSON", `{"Cookie":"sid=abc; t=1","a":1}`, `{"Cookie":"` + red(kindCookie) + `","a":1}`},
+		{"cookie in escaped JSON", `{"out":"Set-Cookie: sid=abc\nok"}`, `{"out":"Set-Cookie: ` + red(kindCookie) + `\nok"}`},
+		{"a key after a word with a value that is no word", "the api token: abc123", "the api token: " + red(kindAssignment)},
+
 		// Authorization and bearer.
 		{"authorization bearer", "Authorization: Bearer " + f.bearerB64, "Authorization: Bearer " + red(kindBearer)},
 		{"authorization basic in curl", `curl -H "Authorization: Basic ` + f.basic + `" https://api.example.com`, `curl -H "Authorization: Basic ` + red(kindBearer) + `" https://api.example.com`},
@@ -180,6 +210,18 @@ func TestRedactLeavesNearMisses(t *testing.T) {
 		{"Japanese prose", "パスワードを入力してください。トークンの有効期限は30日です。"},
 		{"secrets as a word", "secrets: inherit\nsecret_name: prod-db"},
 		{"kind Secret", "kind: Secret\nmetadata:"},
+		{"token in a sentence", "find a GitHub token: no token in the env; the password: none was set"},
+		{"option in a sentence", "pass the --token flag or --password option; use --api-key instead"},
+		{"option followed by an option", "login --token --verbose"},
+		{"option placeholder", `gh auth login --token "$GH_TOKEN" --secret ${SECRET}`},
+		{"options that are no secret", "--token-file ~/.tok --password-stdin --tokens 5 --secret-name prod"},
+		{"-p elsewhere", "docker run -p 8080:80 img; ssh -p 22 host; psql -p 5432; mysql -p db; cp -a x y"},
+		{"-a elsewhere", "git commit -a -m msg; ls -a"},
+		{"keys that name properties", "TOKEN_TYPE=bearer\nSECRET_NAME=prod-db\nPASSWORD_MIN_LENGTH=12\nGITHUB_TOKEN_PATH=/run/tok\nTOKEN_URL=https://x/t"},
+		{"keys that are no secrets", "PRIMARY_KEY=id\nSORT_KEY=ts\nPUBLIC_KEY=abc\npartition-key: pk"},
+		{"key file", "SSH_KEY=~/.ssh/id_ed25519\nTLS_KEY=/etc/ssl/private/tls.key"},
+		{"config without a secret", "git config --global user.name Bob\naws configure set region eu-west-1"},
+		{"cookie in code", "cookie := r.Cookie(\"sid\")\ncookie = request.cookies.get(\"sid\")"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
