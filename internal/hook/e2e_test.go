@@ -153,3 +153,87 @@ func TestE2EFailedCommandRecorded(t *testing.T) {
 		t.Errorf("success record exit %v error %q; want 0 and no error", ok.Exit, ok.Error)
 	}
 }
+
+// TestE2EWorkEventsRecorded runs the real CLI through the events that carry
+// work beside the tool calls and checks the record each leaves, as the
+// pinned CLI shapes its payload. WorktreeCreate is not among them: a
+// WorktreeCreate hook takes over creating the worktree (the CLI fails the
+// EnterWorktree call when the hook prints no path), so baton must not be
+// installed for it; PermissionDenied is not fired by a -p run.
+func TestE2EWorkEventsRecorded(t *testing.T) {
+	events := []string{"TaskCreated", "TaskCompleted", "CwdChanged", "SubagentStart", "PostToolUse", "PreCompact", "PostCompact", "StopFailure"}
+	hookCmd := func(env *claudetest.Env) {
+		gitInit(t, env.Dir)
+		env.WriteProjectSettings(t, claudetest.HookSettings(claudetest.ShellQuote(filepath.Join(claudetest.BuildBaton(t), "baton-hook")), events...))
+	}
+
+	server := modelserver.New(t,
+		modelserver.ToolUse("TaskCreate", map[string]any{"subject": "write tokenizer", "description": "split input into tokens", "activeForm": "Writing the tokenizer"}),
+		modelserver.ToolUse("TaskUpdate", map[string]any{"taskId": "1", "status": "completed"}),
+		modelserver.ToolUse("Bash", map[string]any{"command": "cd /tmp && pwd"}),
+		modelserver.ToolUse("Agent", map[string]any{"description": "look around", "prompt": "list files", "subagent_type": "general-purpose"}),
+		modelserver.Text("sub done"),
+		modelserver.Text("done"))
+	env := claudetest.New(t, server)
+	hookCmd(env)
+	env.Run(t, "-p", "do things", "--allowedTools", "Bash,TaskCreate,TaskUpdate,Agent")
+	env.Run(t, "-p", "/compact", "--continue")
+
+	failing := claudetest.New(t, modelserver.New(t, modelserver.ServerError(), modelserver.ServerError(), modelserver.ServerError()))
+	failing.Extra = append(failing.Extra, "CLAUDE_CODE_MAX_RETRIES=0")
+	hookCmd(failing)
+	cmd := failing.Command(t.Context(), "-p", "hi")
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Logf("the failing run exited 0: %s", out)
+	}
+
+	got := map[string]journal.Record{}
+	for _, r := range append(journalRecords(t, env.Dir), journalRecords(t, failing.Dir)...) {
+		if _, seen := got[r.Event]; !seen || r.Event != "PostToolUse" {
+			got[r.Event] = r
+		}
+	}
+	checks := []struct {
+		event string
+		ok    func(r journal.Record) bool
+	}{
+		{"TaskCreated", func(r journal.Record) bool {
+			return r.TaskID == "1" && r.Desc == "write tokenizer" && r.Message == "split input into tokens"
+		}},
+		{"TaskCompleted", func(r journal.Record) bool { return r.TaskID == "1" && r.Desc == "write tokenizer" }},
+		{"CwdChanged", func(r journal.Record) bool { return r.Desc == "/tmp" }},
+		{"SubagentStart", func(r journal.Record) bool { return r.Desc == "general-purpose" }},
+		{"PreCompact", func(r journal.Record) bool { return r.Trigger == "manual" }},
+		{"PostCompact", func(r journal.Record) bool { return r.Trigger == "manual" }},
+		{"StopFailure", func(r journal.Record) bool {
+			return r.Error == "server_error" && strings.Contains(r.Message, "500")
+		}},
+	}
+	for _, c := range checks {
+		r, ok := got[c.event]
+		if !ok {
+			t.Errorf("no %s record; events: %v", c.event, keys(got))
+			continue
+		}
+		if !c.ok(r) {
+			t.Errorf("%s record %+v lacks the payload's fields", c.event, r)
+		}
+	}
+	var update *journal.Record
+	for _, r := range journalRecords(t, env.Dir) {
+		if r.Event == "PostToolUse" && r.Tool == "TaskUpdate" {
+			update = &r
+		}
+	}
+	if update == nil || update.TaskID != "1" || update.TaskStatus != "completed" {
+		t.Errorf("TaskUpdate record %+v; want task 1 completed", update)
+	}
+}
+
+func keys(m map[string]journal.Record) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

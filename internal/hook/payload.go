@@ -27,6 +27,18 @@ const (
 	PreCompact         = "PreCompact"
 	SessionEnd         = "SessionEnd"
 	Notification       = "Notification"
+
+	// Events that carry work beside the tool calls, with the fields the
+	// pinned CLI (2.1.328) sends.
+	StopFailure      = "StopFailure"      // a turn ended by an API error: error, last_assistant_message
+	PostCompact      = "PostCompact"      // trigger, compact_summary
+	SubagentStart    = "SubagentStart"    // agent_id, agent_type
+	TaskCreated      = "TaskCreated"      // task_id, task_subject, task_description
+	TaskCompleted    = "TaskCompleted"    // the same fields
+	PermissionDenied = "PermissionDenied" // tool_name, tool_input, reason
+	CwdChanged       = "CwdChanged"       // old_cwd, new_cwd
+	WorktreeCreate   = "WorktreeCreate"   // name
+	WorktreeRemove   = "WorktreeRemove"   // worktree_path
 )
 
 // MaxPayload is the most of stdin a hook reads. Tool responses can be large
@@ -51,6 +63,14 @@ type Payload struct {
 	// "Exit code N\n<output>" for a Bash command that exited non-zero.
 	Error       string `json:"error"`
 	IsInterrupt bool   `json:"is_interrupt"`
+
+	AgentType       string `json:"agent_type"`
+	TaskID          string `json:"task_id"`
+	TaskSubject     string `json:"task_subject"`
+	TaskDescription string `json:"task_description"`
+	NewCwd          string `json:"new_cwd"`
+	Name            string `json:"name"`
+	WorktreePath    string `json:"worktree_path"`
 
 	Source               string `json:"source"`
 	Trigger              string `json:"trigger"`
@@ -96,6 +116,10 @@ type toolInput struct {
 	Pattern      string `json:"pattern"`
 	URL          string `json:"url"`
 	Query        string `json:"query"`
+	// TaskCreate and TaskUpdate.
+	Subject string `json:"subject"`
+	TaskID  string `json:"taskId"`
+	Status  string `json:"status"`
 }
 
 // toolResponse keeps the few tool_response fields baton reads. Responses
@@ -119,29 +143,20 @@ func (r *toolResponse) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// command is the Bash command line of a tool call, or "".
-func (p *Payload) command() string {
-	if p.ToolName != "Bash" || len(p.ToolInput) == 0 {
-		return ""
-	}
+// input decodes the tool_input fields baton records; the zero value when
+// there are none or they are not an object.
+func (p *Payload) input() toolInput {
 	var in toolInput
-	if json.Unmarshal(p.ToolInput, &in) != nil {
-		return ""
+	if len(p.ToolInput) > 0 && json.Unmarshal(p.ToolInput, &in) != nil {
+		return toolInput{}
 	}
-	return in.Command
+	return in
 }
 
 // file and desc pick what a tool call touched and what it did.
-func (p *Payload) fileAndDesc() (file, desc string) {
-	if len(p.ToolInput) == 0 {
-		return "", ""
-	}
-	var in toolInput
-	if json.Unmarshal(p.ToolInput, &in) != nil {
-		return "", ""
-	}
+func (in *toolInput) fileAndDesc() (file, desc string) {
 	return firstNonEmpty(in.FilePath, in.NotebookPath, in.Path),
-		firstNonEmpty(in.Description, in.Command, in.Pattern, in.URL, in.Query)
+		firstNonEmpty(in.Description, in.Command, in.Pattern, in.URL, in.Query, in.Subject)
 }
 
 func firstNonEmpty(s ...string) string {

@@ -145,6 +145,45 @@ func TestRecord(t *testing.T) {
 				r.want(t, "Read", "/r/a", "")
 				r.wantRun(t, "", nil, "")
 			}},
+		{"stop failure", `{"hook_event_name":"StopFailure","error":"server_error","last_assistant_message":"API Error: 500 Internal server error."}`,
+			func(t *testing.T, r recordView) {
+				if r.Error != "server_error" || r.Message != "API Error: 500 Internal server error." {
+					t.Errorf("error %q message %q", r.Error, r.Message)
+				}
+			}},
+		{"post compact trigger", `{"hook_event_name":"PostCompact","trigger":"auto","compact_summary":"<summary>x</summary>"}`,
+			func(t *testing.T, r recordView) {
+				if r.Trigger != "auto" || r.Message != "" {
+					t.Errorf("trigger %q message %q; want auto and no summary kept", r.Trigger, r.Message)
+				}
+			}},
+		{"subagent start", `{"hook_event_name":"SubagentStart","agent_id":"a0c3","agent_type":"general-purpose"}`,
+			func(t *testing.T, r recordView) { r.want(t, "", "", "general-purpose") }},
+		{"task created", `{"hook_event_name":"TaskCreated","task_id":"1","task_subject":"write tokenizer","task_description":"the tokenizer"}`,
+			func(t *testing.T, r recordView) {
+				r.want(t, "", "", "write tokenizer")
+				if r.TaskID != "1" || r.Message != "the tokenizer" {
+					t.Errorf("task id %q message %q", r.TaskID, r.Message)
+				}
+			}},
+		{"task update tool", `{"hook_event_name":"PostToolUse","tool_name":"TaskUpdate","tool_input":{"taskId":"1","status":"in_progress"},"tool_response":{}}`,
+			func(t *testing.T, r recordView) {
+				if r.Tool != "TaskUpdate" || r.TaskID != "1" || r.TaskStatus != "in_progress" {
+					t.Errorf("tool %q task %q status %q", r.Tool, r.TaskID, r.TaskStatus)
+				}
+			}},
+		{"permission denied", `{"hook_event_name":"PermissionDenied","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"reason":"denied by policy"}`,
+			func(t *testing.T, r recordView) {
+				r.want(t, "Bash", "", "rm -rf /")
+				r.wantRun(t, "rm -rf /", nil, "")
+				if r.Reason != "denied by policy" {
+					t.Errorf("reason %q", r.Reason)
+				}
+			}},
+		{"cwd changed", `{"hook_event_name":"CwdChanged","cwd":"/r","old_cwd":"/r","new_cwd":"/tmp"}`,
+			func(t *testing.T, r recordView) { r.want(t, "", "", "/tmp") }},
+		{"worktree create", `{"hook_event_name":"WorktreeCreate","name":"wt1"}`,
+			func(t *testing.T, r recordView) { r.want(t, "", "", "wt1") }},
 		{"session end reason", `{"hook_event_name":"SessionEnd","reason":"clear"}`,
 			func(t *testing.T, r recordView) {
 				if r.Reason != "clear" {

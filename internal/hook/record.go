@@ -32,12 +32,21 @@ func (p *Payload) Record(w Where, now time.Time) journal.Record {
 		Branch:   w.Branch,
 	}
 	switch p.Event {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	case PreToolUse, PostToolUse, PostToolUseFailure, PermissionDenied:
 		rec.Tool = p.ToolName
-		file, desc := p.fileAndDesc()
+		in := p.input()
+		file, desc := in.fileAndDesc()
 		rec.File = file
 		rec.Desc = excerpt(desc)
-		rec.Cmd = excerpt(p.command())
+		if p.ToolName == "Bash" {
+			rec.Cmd = excerpt(in.Command)
+		}
+		if p.ToolName == "TaskUpdate" || p.ToolName == "TaskCreate" {
+			rec.TaskID, rec.TaskStatus = in.TaskID, in.Status
+		}
+		if p.Event == PermissionDenied {
+			rec.Reason = excerpt(p.Reason)
+		}
 		switch {
 		case p.Event == PostToolUseFailure:
 			rec.Exit, rec.Error = failure(p.Error)
@@ -64,6 +73,21 @@ func (p *Payload) Record(w Where, now time.Time) journal.Record {
 		rec.Transcript, rec.Offset = p.TranscriptPath, size(p.TranscriptPath)
 	case Notification:
 		rec.Message = excerpt(p.Message)
+	case StopFailure:
+		rec.Message = excerpt(p.LastAssistantMessage)
+		rec.Error = excerpt(p.Error)
+	case PostCompact:
+		rec.Trigger = p.Trigger
+	case SubagentStart:
+		rec.Desc = excerpt(p.AgentType)
+	case TaskCreated, TaskCompleted:
+		rec.TaskID, rec.Desc, rec.Message = p.TaskID, excerpt(p.TaskSubject), excerpt(p.TaskDescription)
+	case CwdChanged:
+		rec.Desc = p.NewCwd
+	case WorktreeCreate:
+		rec.Desc = excerpt(p.Name)
+	case WorktreeRemove:
+		rec.Desc = p.WorktreePath
 	}
 	return rec
 }

@@ -39,4 +39,10 @@ type Record struct {
 	Cmd   string `json:"cmd,omitempty"`
 	Exit  *int   `json:"exit,omitempty"`
 	Error string `json:"error,omitempty"`
+
+	// The agent's task list (TaskCreate, TaskUpdate and the TaskCreated and
+	// TaskCompleted events): the task's id and, for an update, its new
+	// status (pending, in_progress, completed, deleted). The subject is Desc.
+	TaskID     string `json:"task_id,omitempty"`
+	TaskStatus string `json:"task_status,omitempty"`
 }
