@@ -183,13 +183,20 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 }
 
 // readState reads and parses current.md: nil, nil when it does not exist.
+// A file that cannot be read (a folder in its place, no permission) is as
+// unusable as a broken one: the briefing falls back to the journal and says
+// why.
 func readState(path string) (*statefile.File, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read state file: %w", err)
+		detail := err.Error()
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			detail = pe.Err.Error()
+		}
+		return nil, &statefile.FormatError{Problem: statefile.Unreadable, Detail: detail}
 	}
 	return statefile.Parse(b)
 }

@@ -16,6 +16,7 @@ var problemText = map[Problem]i18n.Msg{
 	BadUpdated:    {JA: "updated が日時として読めません（例: 2026-05-06T12:00:00+09:00）", EN: "updated is not a time (e.g. 2026-05-06T12:00:00+09:00)"},
 	BadTask:       {JA: "current_task は 1 行の文字列にしてください", EN: "current_task must be one line of text"},
 	DuplicateKey:  {JA: "同じキーが 2 回あります", EN: "a key is given twice"},
+	Unreadable:    {JA: "読み込めません", EN: "it cannot be read"},
 }
 
 var lineMsg = i18n.Msg{JA: "%d 行目: %s", EN: "line %d: %s"}

@@ -80,6 +80,7 @@ const (
 	BadUpdated                       // updated is not a time
 	BadTask                          // current_task is not text
 	DuplicateKey                     // a known key is given twice
+	Unreadable                       // the file cannot be read (a folder, no permission)
 )
 
 // FormatError reports a state file that cannot be used. Its Error is English;
