@@ -90,9 +90,6 @@ func hookCommand(asked string, shared bool, lookPath func(string) (string, error
 	return claudecode.DefaultHookCommand
 }
 
-// excludePattern keeps baton's state folder out of git.
-const excludePattern = state.RelDir + "/"
-
 func initRun(ctx context.Context, opts *InitOptions) error {
 	f := opts.Factory
 	repo, repoErr := f.Repo()
@@ -145,12 +142,12 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		fmt.Fprintln(out, msgInitUnchanged.Format(lang, path))
 	}
 	if repoErr == nil {
-		added, err := repo.AddExclude(excludePattern)
+		added, err := repo.AddExclude(state.ExcludePattern)
 		if err != nil {
 			return err
 		}
 		if added {
-			fmt.Fprintln(out, msgExcludeAdded.Format(lang, excludePattern))
+			fmt.Fprintln(out, msgExcludeAdded.Format(lang, state.ExcludePattern))
 		}
 	}
 	fmt.Fprintln(out, msgInitNext.In(lang))
@@ -166,12 +163,12 @@ func uninstallExclude(f *Factory, repo gitrepo.Repo, lang i18n.Lang) error {
 		fmt.Fprintln(f.IO.Out, msgExcludeKept.Format(lang, filepath.Join(repo.Main, state.RelDir)))
 		return nil
 	}
-	removed, err := repo.RemoveExclude(excludePattern)
+	removed, err := repo.RemoveExclude(state.ExcludePattern)
 	if err != nil {
 		return err
 	}
 	if removed {
-		fmt.Fprintln(f.IO.Out, msgExcludeGone.Format(lang, excludePattern))
+		fmt.Fprintln(f.IO.Out, msgExcludeGone.Format(lang, state.ExcludePattern))
 	}
 	return nil
 }

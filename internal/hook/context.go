@@ -28,6 +28,9 @@ type Start struct {
 	Config  *config.Config
 	Lang    i18n.Lang
 	Now     time.Time
+	// JournalErr is why this call's record could not be appended, nil
+	// when it was: the context must not say the session is recorded.
+	JournalErr error
 }
 
 // A Provider contributes one section to the context injected at session

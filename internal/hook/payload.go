@@ -80,9 +80,9 @@ type Payload struct {
 	LastAssistantMessage string `json:"last_assistant_message"`
 }
 
-// Parse reads one payload from r. The event name comes from the payload; a
-// non-empty want (the optional positional argument of `baton hook`) must agree
-// with it.
+// Parse reads one payload from r. The event name comes from the payload;
+// want (the optional positional argument of `baton hook`) stands in for it
+// only when the payload has none.
 func Parse(r io.Reader, want string) (Payload, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxPayload+1))
 	if err != nil {
@@ -100,8 +100,6 @@ func Parse(r io.Reader, want string) (Payload, error) {
 		return Payload{}, fmt.Errorf("%w: no hook_event_name", ErrPayload)
 	case p.Event == "":
 		p.Event = want
-	case want != "" && want != p.Event:
-		return Payload{}, fmt.Errorf("%w: event %q given, payload says %q", ErrPayload, want, p.Event)
 	}
 	return p, nil
 }

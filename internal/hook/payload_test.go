@@ -19,7 +19,7 @@ func TestParse(t *testing.T) {
 		{"post tool use", `{"session_id":"s1","cwd":"/r","hook_event_name":"PostToolUse","tool_name":"Bash"}`, "", PostToolUse, false},
 		{"arg agrees", `{"hook_event_name":"Stop"}`, "Stop", Stop, false},
 		{"arg fills a missing name", `{"session_id":"s"}`, "Stop", Stop, false},
-		{"arg disagrees", `{"hook_event_name":"Stop"}`, "SessionEnd", "", true},
+		{"the payload wins over the arg", `{"hook_event_name":"Stop"}`, "SessionEnd", Stop, false},
 		{"empty", ``, "", "", true},
 		{"not json", `hello`, "", "", true},
 		{"wrong shape: array", `[1,2]`, "", "", true},

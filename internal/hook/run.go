@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"runtime/debug"
 	"time"
 
@@ -51,19 +53,22 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 	var res Result
 	p, perr := Parse(in, o.Event)
 	res.Payload = p
+	from, err := existingDir(p.Cwd, o.Getwd)
+	if err != nil {
+		return res, errors.Join(perr, err)
+	}
 	if p.Cwd == "" {
-		wd, err := o.Getwd()
-		if err != nil {
-			return res, errors.Join(perr, fmt.Errorf("no cwd in payload: %w", err))
-		}
-		p.Cwd = wd
+		p.Cwd = from
 	}
 	// Locate the state folder even for a bad payload, so the error is logged
 	// where `baton doctor` looks for it.
-	where, dir := locate(p.Cwd, o.Getenv("CLAUDE_PROJECT_DIR"))
+	where, dir, repo := locate(p.Cwd, from, o.Getenv("CLAUDE_PROJECT_DIR"))
 	res.State = dir
 	if perr != nil {
 		return res, perr
+	}
+	if o.Event != "" && o.Event != p.Event {
+		o.Warn(fmt.Errorf("event %q given on the command line, payload says %q: recorded as %q", o.Event, p.Event, p.Event))
 	}
 	now := o.Now()
 
@@ -76,9 +81,18 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 	}
 	res.Config = cfg
 
+	_, statErr := os.Stat(dir.Root)
 	j := journal.Open(dir.Root, journal.Options{MaxSize: cfg.JournalMaxSize(), Now: o.Now, CacheTail: p.Event == SessionStart})
-	if err := j.Append(p.Record(where, now)); err != nil {
-		o.Warn(fmt.Errorf("append journal: %w", err))
+	appendErr := j.Append(p.Record(where, now))
+	if appendErr != nil {
+		o.Warn(fmt.Errorf("append journal: %w", appendErr))
+	}
+	// The first write made the state folder: keep it out of git, as `baton
+	// init` does, for hooks installed without it (a plugin).
+	if repo != nil && errors.Is(statErr, fs.ErrNotExist) && appendErr == nil {
+		if _, err := repo.AddExclude(state.ExcludePattern); err != nil {
+			o.Warn(fmt.Errorf("exclude the state folder from git: %w", err))
+		}
 	}
 
 	if pane := o.Getenv("TMUX_PANE"); pane != "" {
@@ -90,7 +104,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 	if p.Event != SessionStart {
 		return res, nil
 	}
-	s := &Start{Payload: &p, Where: where, State: dir, Journal: j, Config: cfg, Lang: cfg.Language(o.Getenv), Now: now}
+	s := &Start{Payload: &p, Where: where, State: dir, Journal: j, JournalErr: appendErr, Config: cfg, Lang: cfg.Language(o.Getenv), Now: now}
 	var sections []string
 	for _, pr := range o.Providers {
 		text, err := sessionContext(ctx, pr, s)
@@ -114,17 +128,46 @@ func sessionContext(ctx context.Context, pr Provider, s *Start) (text string, er
 	return pr.SessionContext(ctx, s)
 }
 
-// locate finds the worktree of cwd and the state folder. Outside git the
-// project folder (CLAUDE_PROJECT_DIR, else cwd) stands in for the repository.
-func locate(cwd, projectDir string) (Where, state.Dir) {
-	if repo, err := gitrepo.Find(cwd); err == nil {
-		return Where{Cwd: cwd, Worktree: repo.Worktree, Branch: repo.Branch}, state.For(repo)
+// existingDir is the folder a call's repository is found from: the payload's
+// cwd when it is an existing folder, else the hook's working directory. A
+// payload's path may be gone (a removed worktree) or belong to another
+// machine, and baton never creates folders from it: with neither folder
+// there, the call is dropped.
+func existingDir(cwd string, getwd func() (string, error)) (string, error) {
+	if cwd != "" && isDir(cwd) {
+		return cwd, nil
 	}
-	root := projectDir
-	if root == "" {
-		root = cwd
+	wd, err := getwd()
+	if err == nil && !isDir(wd) {
+		err = fs.ErrNotExist
 	}
-	return Where{Cwd: cwd, Worktree: root}, state.At(root)
+	if err != nil {
+		if cwd == "" {
+			return "", fmt.Errorf("no cwd in payload and no working directory: %w", err)
+		}
+		return "", fmt.Errorf("payload cwd %s is not a folder and no working directory: %w: record dropped", cwd, err)
+	}
+	return wd, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// locate finds the worktree holding the existing folder from and the state
+// folder; cwd is the payload's, recorded as given. Outside git the project
+// folder (CLAUDE_PROJECT_DIR when it exists, else from) stands in for the
+// repository, and repo is nil.
+func locate(cwd, from, projectDir string) (Where, state.Dir, *gitrepo.Repo) {
+	if repo, err := gitrepo.Find(from); err == nil {
+		return Where{Cwd: cwd, Worktree: repo.Worktree, Branch: repo.Branch}, state.For(repo), &repo
+	}
+	root := from
+	if projectDir != "" && isDir(projectDir) {
+		root = projectDir
+	}
+	return Where{Cwd: cwd, Worktree: root}, state.At(root), nil
 }
 
 // startOutput is the SessionStart hook output Claude Code reads.

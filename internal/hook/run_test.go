@@ -194,3 +194,30 @@ func TestRunPaneRegistry(t *testing.T) {
 		t.Errorf("warnings: %v", e.warnings)
 	}
 }
+
+// TestRunNeverCreatesFromPayloadPath: a payload's cwd that does not exist is
+// never created; with no existing folder to find the repository from, the
+// call is dropped with an error for the log.
+func TestRunNeverCreatesFromPayloadPath(t *testing.T) {
+	tmp := t.TempDir()
+	gone := func(name string) string { return filepath.Join(tmp, name) }
+	payload := fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, filepath.Join(gone("cwd"), "sub"))
+	env := map[string]string{"HOME": t.TempDir(), "CLAUDE_PROJECT_DIR": gone("project")}
+	var out strings.Builder
+	_, err := Run(context.Background(), strings.NewReader(payload), &out, Options{
+		Now:        time.Now,
+		Getenv:     func(k string) string { return env[k] },
+		Getwd:      func() (string, error) { return gone("wd"), nil },
+		LoadConfig: func(string) (*config.Config, error) { return &config.Config{}, nil },
+		Warn:       func(error) {},
+	})
+	if err == nil || !strings.Contains(err.Error(), "record dropped") {
+		t.Errorf("Run error = %v; want the record dropped", err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+		t.Errorf("Run created %v in %s; want nothing", entries[0].Name(), tmp)
+	}
+	if out.Len() > 0 {
+		t.Errorf("stdout = %q; want nothing", out.String())
+	}
+}

@@ -26,9 +26,12 @@ import (
 
 // Options are the inputs of one hook call.
 type Options struct {
-	// Event is the optional event name given on the command line; it must
-	// agree with the payload's.
+	// Event is the optional event name given on the command line; it
+	// stands in for the payload's only when the payload has none.
 	Event string
+	// Ignored are the command-line arguments that were not understood:
+	// logged, never a reason to fail.
+	Ignored []string
 	// Providers fill the SessionStart context; nil means Providers(f).
 	Providers []hook.Provider
 }
@@ -56,6 +59,9 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 		providers = Providers(f)
 	}
 	var warnings []error
+	if len(o.Ignored) > 0 {
+		warnings = append(warnings, fmt.Errorf("ignored arguments %q: the hook takes one optional event name", o.Ignored))
+	}
 	res, err = hook.Run(ctx, f.IO.In, f.IO.Out, hook.Options{
 		Event:      o.Event,
 		Now:        f.Now,
@@ -87,23 +93,50 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 
 // Main is the baton-hook program, `baton-hook [event]`: the same call as
 // `baton hook`, in a program that starts in a fraction of baton's time. It
-// returns the exit status: 0 for every hook call, 1 for a usage mistake
-// (never 2, which Claude Code takes as an order to block the agent).
+// returns the exit status, 0: arguments it does not understand are logged
+// and ignored, never a reason to fail (Claude Code takes exit status 2 as an
+// order to block the agent).
 func Main(ctx context.Context, args []string, f *cmdenv.Factory) int {
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+	o, help := ParseArgs(args)
+	if help {
 		fmt.Fprint(f.IO.Out, usage)
 		return 0
 	}
-	if len(args) > 1 {
-		fmt.Fprint(f.IO.ErrOut, usage)
-		return 1
-	}
-	var o Options
-	if len(args) == 1 {
-		o.Event = args[0]
-	}
 	Run(ctx, f, o)
 	return 0
+}
+
+// ParseArgs reads a hook's command line: an optional event name. Everything
+// else (a flag, a second argument, a word that is not an event name) goes to
+// Options.Ignored. A hook's command line is written once into a settings file
+// and a mistake in it must not stop the journal: the event is the payload's.
+// help is true for a lone -h or --help.
+func ParseArgs(args []string) (o Options, help bool) {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+		return o, true
+	}
+	for _, a := range args {
+		if o.Event == "" && len(o.Ignored) == 0 && isEventName(a) {
+			o.Event = a
+			continue
+		}
+		o.Ignored = append(o.Ignored, a)
+	}
+	return o, false
+}
+
+// isEventName reports whether s has the shape of a hook event name:
+// PostToolUse, SessionStart, …
+func isEventName(s string) bool {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 const usage = `Usage: baton-hook [event]
@@ -111,7 +144,8 @@ const usage = `Usage: baton-hook [event]
 Claude Code runs baton-hook for each hook event with the event's JSON on
 stdin. It appends a record to the journal and, at session start, prints the
 context to inject. It is the same as "baton hook" and starts faster; it
-never blocks the agent: problems go to baton.log and it exits 0.
+never blocks the agent: problems (and arguments it does not understand) go
+to baton.log and it exits 0.
 `
 
 // System returns the Factory of the baton-hook program: the process's, with

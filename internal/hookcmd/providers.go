@@ -30,12 +30,20 @@ var recordingMsg = i18n.Msg{
 	EN: "baton: this session's activity is recorded in %s (branch: %s). `baton resume` shows where you left off.",
 }
 
+var notRecordingMsg = i18n.Msg{
+	JA: "baton: このセッションの作業記録を %s に書けませんでした（%v）。作業は記録されていません。`baton doctor` で原因を確認できます。",
+	EN: "baton: could not write this session's activity to %s (%v), so it is not being recorded. `baton doctor` shows why.",
+}
+
 // statusLine is the session-start context when there is nothing to resume:
-// one line saying baton is recording and where.
+// one line saying baton is recording and where, or that it could not.
 func statusLine(_ context.Context, s *hook.Start) (string, error) {
 	rel, err := filepath.Rel(s.Where.Worktree, s.State.Journal())
 	if err != nil {
 		rel = s.State.Journal()
+	}
+	if s.JournalErr != nil {
+		return notRecordingMsg.Format(s.Lang, rel, s.JournalErr), nil
 	}
 	branch := s.Where.Branch
 	if branch == "" {
@@ -55,12 +63,20 @@ func briefing(f *cmdenv.Factory) hook.Provider {
 		o.State, o.Journal, o.Worktree, o.Main, o.Branch, o.Now = s.State, s.Journal, s.Where.Worktree, mainOf(s.State), s.Where.Branch, s.Now
 		b, err := resume.Build(ctx, o)
 		if err != nil {
+			if s.JournalErr != nil {
+				// The journal cannot be written nor read; that problem is
+				// logged already, and the agent is told.
+				return statusLine(ctx, s)
+			}
 			return "", fmt.Errorf("resume briefing: %w", err)
 		}
-		if text := b.SessionContext(s.Lang); text != "" {
-			return text, nil
+		text := b.SessionContext(s.Lang)
+		if text == "" || s.JournalErr != nil {
+			// The agent must know its work is not being recorded.
+			line, _ := statusLine(ctx, s)
+			text = strings.TrimSpace(text + "\n\n" + line)
 		}
-		return statusLine(ctx, s)
+		return text, nil
 	})
 }
 

@@ -15,6 +15,11 @@ import (
 // RelDir is the state folder's path relative to the main worktree.
 const RelDir = ".claude/session-state"
 
+// ExcludePattern is the line of the repository's info/exclude that keeps the
+// state folder out of git. Whatever creates the folder first (`baton init`,
+// a hook installed as a plugin, a command) adds it.
+const ExcludePattern = RelDir + "/"
+
 // Dir is a repository's state folder.
 type Dir struct {
 	// Root is the state folder's absolute path.
