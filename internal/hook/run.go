@@ -16,6 +16,7 @@ import (
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/panes"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 // Options is what one hook call needs from the process around it.
@@ -83,7 +84,8 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 
 	_, statErr := os.Stat(dir.Root)
 	j := journal.Open(dir.Root, journal.Options{MaxSize: cfg.JournalMaxSize(), Now: o.Now, CacheTail: p.Event == SessionStart})
-	appendErr := j.Append(p.Record(where, now))
+	rec := p.Record(where, now)
+	appendErr := j.Append(rec)
 	if appendErr != nil {
 		o.Warn(fmt.Errorf("append journal: %w", appendErr))
 	}
@@ -93,6 +95,16 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 		if _, err := repo.AddExclude(state.ExcludePattern); err != nil {
 			o.Warn(fmt.Errorf("exclude the state folder from git: %w", err))
 		}
+	}
+	// The worktree's own files, so that a start reads this worktree's
+	// records whatever the rest of the journal holds.
+	wt := wtstate.Dir(dir.WorktreeDir(where.Worktree))
+	ev := wtstate.Event{Record: rec, Prompt: p.Prompt, Message: p.LastAssistantMessage}
+	if p.Event == SessionStart {
+		ev.Agent = wtstate.Agent()
+	}
+	if err := wt.Observe(ev); err != nil {
+		o.Warn(fmt.Errorf("worktree state: %w", err))
 	}
 
 	if pane := o.Getenv("TMUX_PANE"); pane != "" {

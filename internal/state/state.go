@@ -7,7 +7,10 @@
 package state
 
 import (
+	"hash/fnv"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/baton-cli/baton/internal/gitrepo"
 )
@@ -44,6 +47,44 @@ func (d Dir) Context() string  { return filepath.Join(d.Root, "context") }
 func (d Dir) Index() string    { return filepath.Join(d.Root, "index.db") }
 func (d Dir) Log() string      { return filepath.Join(d.Root, "baton.log") }
 func (d Dir) Archive() string  { return filepath.Join(d.Root, "archive") }
+
+// Worktrees is the folder of the per-worktree files.
+func (d Dir) Worktrees() string { return filepath.Join(d.Root, "worktrees") }
+
+// WorktreeDir is the folder of one worktree's own files:
+// worktrees/<name>-<hash>, where name is the worktree folder's base name
+// (for a person reading the listing) and hash a hash of its whole path
+// (two worktrees can share a base name).
+func (d Dir) WorktreeDir(worktree string) string {
+	return filepath.Join(d.Worktrees(), WorktreeKey(worktree))
+}
+
+// WorktreeKey names a worktree's folder under Worktrees.
+func WorktreeKey(worktree string) string {
+	worktree = filepath.Clean(worktree)
+	h := fnv.New64a()
+	h.Write([]byte(worktree))
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, filepath.Base(worktree))
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	return strings.TrimLeft(name, ".") + "-" + strconv.FormatUint(h.Sum64(), 16)
+}
+
+// CurrentOf is the hand-kept state file of worktree: current.md in the
+// state folder for the main worktree (where it has always been), and in
+// the worktree's own folder for the others. main is the main worktree.
+func (d Dir) CurrentOf(worktree, main string) string {
+	if worktree == "" || filepath.Clean(worktree) == filepath.Clean(main) {
+		return d.Current()
+	}
+	return filepath.Join(d.WorktreeDir(worktree), "current.md")
+}
 
 // UserLog is the log used when no repository's state folder is writable:
 // ${XDG_STATE_HOME:-~/.local/state}/baton/baton.log.

@@ -1,0 +1,150 @@
+package wtstate
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/redact"
+)
+
+// Event is one hook call as the worktree's files take it: the record the
+// hook appended to the journal and the whole text that record cut.
+type Event struct {
+	Record journal.Record
+	// Prompt is a UserPromptSubmit's whole prompt; Message a Stop's whole
+	// last answer. Both are redacted here.
+	Prompt, Message string
+	// Agent is the agent process of a SessionStart.
+	Agent Process
+}
+
+// Kept reports whether records of event go to records.jsonl. A PreToolUse
+// says nothing its PostToolUse (or failure) will not; notifications and a
+// subagent's answers are not the work of the session.
+func Kept(event string) bool {
+	switch event {
+	case "PreToolUse", "Notification", "SubagentStop", "":
+		return false
+	}
+	return true
+}
+
+// Observe updates the worktree's files for one hook call: the record goes to
+// records.jsonl; a session's start, answers, compactions and end to its entry
+// in state.json; a prompt may set the task.
+func (d Dir) Observe(e Event) error {
+	r := e.Record
+	if Kept(r.Event) {
+		if err := d.AppendRecord(r); err != nil {
+			return err
+		}
+	}
+	switch r.Event {
+	case "SessionStart", "Stop", "PreCompact", "SessionEnd":
+		if r.Session == "" {
+			return nil
+		}
+		return d.Update(func(s *State) bool { s.session(e); return true })
+	case "UserPromptSubmit":
+		// Most prompts change nothing: decide on a read, and again under
+		// the lock only when they do.
+		s, err := d.Read()
+		if err != nil {
+			return err
+		}
+		if _, ok := s.task(e); !ok {
+			return nil
+		}
+		return d.Update(func(s *State) bool {
+			t, ok := s.task(e)
+			if ok {
+				if s.Task != nil {
+					s.Previous = s.Task
+				}
+				s.Task = &t
+			}
+			return ok
+		})
+	}
+	return nil
+}
+
+// session applies a session event to the session's entry.
+func (s *State) session(e Event) {
+	r := e.Record
+	if r.Event == "SessionStart" && (r.Source == "startup" || r.Source == "") || s.Chain == "" {
+		s.Chain = r.Session
+	}
+	ss := s.Session(r.Session)
+	if ss == nil {
+		s.Sessions = append(s.Sessions, Session{ID: r.Session, Started: r.TS})
+		ss = &s.Sessions[len(s.Sessions)-1]
+	}
+	ss.Branch = r.Branch
+	switch r.Event {
+	case "SessionStart":
+		if r.Source != "compact" {
+			// A new process took the session up (or started it).
+			ss.Source, ss.Agent = r.Source, e.Agent
+			ss.Ended, ss.Reason = false, ""
+			if r.Source == "resume" || r.Source == "startup" {
+				ss.Started = r.TS
+			}
+		}
+		return
+	case "Stop":
+		if m := cut(redact.Redact(e.Message), MaxMessage); m != "" {
+			ss.Message = m
+		}
+	case "PreCompact":
+		ss.Trigger = r.Trigger
+	case "SessionEnd":
+		ss.Ended, ss.Reason = true, r.Reason
+	}
+	ss.Last, ss.LastEvent = r.TS, r.Event
+	if r.Transcript != "" && r.Offset > 0 {
+		ss.Transcript, ss.Offset = r.Transcript, r.Offset
+	}
+}
+
+// task decides whether a prompt sets the task: a prompt that says so
+// ("new task: …"), or the first prompt of a chain. Within a chain the task
+// stays until a prompt says otherwise; a session started afresh opens a new
+// chain, whose first request is its task.
+func (s *State) task(e Event) (Task, bool) {
+	r := e.Record
+	prompt := strings.TrimSpace(e.Prompt)
+	if prompt == "" {
+		prompt = strings.TrimSpace(r.Prompt)
+	}
+	t := Task{Session: r.Session, TS: r.TS, Chain: s.Chain}
+	if text, ok := NewTask(prompt); ok {
+		t.Text, t.By = cut(redact.Redact(text), MaxTask), ByExplicit
+		return t, true
+	}
+	// A slash command (/compact, /clear, …) is not a request of work.
+	if prompt == "" || strings.HasPrefix(prompt, "/") {
+		return Task{}, false
+	}
+	if s.Task != nil && s.Task.Chain == s.Chain {
+		return Task{}, false
+	}
+	t.Text, t.By = cut(redact.Redact(prompt), MaxTask), ByPrompt
+	return t, true
+}
+
+// cut keeps at most n characters of s, marking a cut with "…".
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for k := range s {
+		if i == n-1 {
+			return s[:k] + "…"
+		}
+		i++
+	}
+	return s
+}

@@ -1,0 +1,89 @@
+package wtstate
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// Process identifies a running process: its pid and, where the system says
+// (Linux), its start time in clock ticks after boot, so that a pid the
+// system gave to another process later is not taken for it.
+type Process struct {
+	PID   int    `json:"pid,omitempty"`
+	Start uint64 `json:"start,omitempty"`
+}
+
+// shells are the programs an agent may run a hook command through; the
+// agent is the shell's parent then.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ash": true, "busybox": true}
+
+// Agent returns the agent process that ran this hook: the parent process,
+// or its parent when the parent is a shell the hook command ran in. The
+// zero Process when it cannot be told.
+func Agent() Process {
+	pid := os.Getppid()
+	if pid <= 1 {
+		return Process{}
+	}
+	st, ok := procStat(pid)
+	if !ok {
+		return Process{PID: pid}
+	}
+	if shells[st.comm] && st.ppid > 1 {
+		if up, ok := procStat(st.ppid); ok {
+			return Process{PID: st.ppid, Start: up.start}
+		}
+		return Process{PID: st.ppid}
+	}
+	return Process{PID: pid, Start: st.start}
+}
+
+// Alive reports whether p is still running; known is false when p says too
+// little to tell (no pid).
+func (p Process) Alive() (alive, known bool) {
+	if p.PID <= 0 {
+		return false, false
+	}
+	err := syscall.Kill(p.PID, 0)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false, true
+	}
+	if p.Start != 0 {
+		if st, ok := procStat(p.PID); ok && st.start != p.Start {
+			return false, true // the pid now names another process
+		}
+	}
+	return true, true
+}
+
+type stat struct {
+	comm  string
+	ppid  int
+	start uint64
+}
+
+// procStat reads /proc/<pid>/stat: "pid (comm) state ppid … starttime …",
+// starttime being the 22nd field. comm may hold spaces and parentheses, so
+// the fields are counted after its last ')'.
+func procStat(pid int) (stat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return stat{}, false
+	}
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return stat{}, false
+	}
+	s := stat{comm: string(b[open+1 : end])}
+	fields := bytes.Fields(b[end+1:])
+	// fields[0] is the state (field 3), so field n is fields[n-3].
+	if len(fields) < 20 {
+		return stat{}, false
+	}
+	s.ppid, _ = strconv.Atoi(string(fields[1]))
+	s.start, _ = strconv.ParseUint(string(fields[19]), 10, 64)
+	return s, true
+}

@@ -1,0 +1,379 @@
+// Package wtstate keeps the small per-worktree files the hook maintains in
+// <state folder>/worktrees/<key>/ (see state.Dir.WorktreeDir), so that what a
+// session start needs about one worktree is read in time independent of the
+// journal's size and of other worktrees' and sessions' activity:
+//
+//   - records.jsonl: the worktree's recent journal records (tool calls and
+//     their failures, prompts, answers, session and task events), appended
+//     under the folder's lock and cut to its newest part past MaxRecords
+//     bytes;
+//   - state.json: the worktree's task and its recent sessions (when they
+//     started, the agent process that ran them, how far their transcripts
+//     were reviewed, whether they ended).
+//
+// Both are caches of what the journal holds, kept by the hook on the agent's
+// path: no fsync (a power cut can lose the newest change, never mix two), no
+// network, a lock held for a write or a rename. A damaged or missing file
+// reads as empty and the next hook call starts it again.
+package wtstate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/baton-cli/baton/internal/journal"
+)
+
+// Sizes that keep the files small enough to read whole at every start.
+const (
+	// MaxRecords is the size past which records.jsonl is cut to its newest
+	// KeepRecords bytes (whole lines). At a few hundred bytes a record that
+	// is well over a hundred records.
+	MaxRecords  = 128 << 10
+	KeepRecords = 64 << 10
+	// MaxSessions is how many of the newest sessions state.json keeps.
+	MaxSessions = 32
+)
+
+// Files in a worktree's folder.
+const (
+	recordsName = "records.jsonl"
+	stateName   = "state.json"
+	lockName    = "lock"
+)
+
+// Dir is one worktree's folder.
+type Dir string
+
+func (d Dir) records() string { return filepath.Join(string(d), recordsName) }
+func (d Dir) state() string   { return filepath.Join(string(d), stateName) }
+
+// lock takes the folder's lock exclusively, creating the folder when it is
+// missing; the returned function releases it.
+func (d Dir) lock() (func(), error) {
+	path := filepath.Join(string(d), lockName)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(string(d), 0o700); err != nil {
+			return nil, fmt.Errorf("create worktree state folder: %w", err)
+		}
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open worktree lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(fd, syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("lock worktree state: %w", err)
+	}
+	return func() { syscall.Close(fd) }, nil
+}
+
+// AppendRecord adds rec to records.jsonl in one write under the lock, and
+// cuts the file to its newest KeepRecords bytes when it has grown past
+// MaxRecords.
+func (d Dir) AppendRecord(rec journal.Record) error {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode record: %w", err)
+	}
+	line = append(line, '\n')
+	unlock, err := d.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f, err := os.OpenFile(d.records(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open worktree records: %w", err)
+	}
+	_, werr := f.Write(line)
+	fi, serr := f.Stat()
+	if err := errors.Join(werr, serr, f.Close()); err != nil {
+		return fmt.Errorf("append worktree record: %w", err)
+	}
+	if fi.Size() > MaxRecords {
+		return d.cut()
+	}
+	return nil
+}
+
+// cut rewrites records.jsonl as its newest KeepRecords bytes, whole lines
+// only. The caller holds the lock.
+func (d Dir) cut() error {
+	b, err := os.ReadFile(d.records())
+	if err != nil {
+		return fmt.Errorf("cut worktree records: %w", err)
+	}
+	if len(b) > KeepRecords {
+		b = b[len(b)-KeepRecords:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return replace(d.records(), b)
+}
+
+// replace writes path as data through a temporary file renamed over it, so
+// a reader sees the old file or the new one, never part of either.
+func replace(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(data)
+	if err := errors.Join(werr, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Records returns the worktree's recent records, oldest first; none when
+// the file does not exist. Lines that are not records are skipped.
+func (d Dir) Records() ([]journal.Record, error) {
+	b, err := readBounded(d.records(), 2*MaxRecords)
+	if err != nil || len(b) == 0 {
+		return nil, err
+	}
+	var out []journal.Record
+	for line := range bytes.SplitSeq(b, []byte{'\n'}) {
+		if len(line) == 0 {
+			continue
+		}
+		var r journal.Record
+		if json.Unmarshal(line, &r) == nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// HasRecords reports whether the worktree's records file exists: whether a
+// hook that keeps it has run here.
+func (d Dir) HasRecords() bool {
+	_, err := os.Stat(d.records())
+	return err == nil
+}
+
+// readBounded reads the last max bytes of path at most, from a line start;
+// nil, nil when it does not exist. A file that outgrew its cut (written by
+// something else) costs no more than max.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := max64(fi.Size()-max, 0)
+	b := make([]byte, fi.Size()-off)
+	n, err := f.ReadAt(b, off)
+	b = b[:n]
+	if err != nil && n < len(b) {
+		return nil, err
+	}
+	if off > 0 {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return b, nil
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// Task is the work going on in a worktree.
+type Task struct {
+	Text string `json:"text"`
+	// By says how it was set: ByPrompt (the opening request of a chain of
+	// sessions) or ByExplicit (a prompt that said "new task:").
+	By      string    `json:"by"`
+	Session string    `json:"session,omitempty"`
+	TS      time.Time `json:"ts"`
+	// Chain is the session that opened the chain it was set in.
+	Chain string `json:"chain,omitempty"`
+}
+
+// How a task was set.
+const (
+	ByPrompt   = "prompt"
+	ByExplicit = "explicit"
+)
+
+// MaxTask is the most characters of a task kept.
+const MaxTask = 1000
+
+// Session is what is known of one session of the worktree.
+type Session struct {
+	ID      string    `json:"id"`
+	Started time.Time `json:"started"`
+	Source  string    `json:"source,omitempty"`
+	Branch  string    `json:"branch,omitempty"`
+	// Agent is the agent process that ran the session, when it could be
+	// told.
+	Agent Process `json:"agent,omitzero"`
+	// Last and LastEvent are the newest Stop, PreCompact or SessionEnd.
+	Last      time.Time `json:"last"`
+	LastEvent string    `json:"last_event,omitempty"`
+	// Trigger is the newest PreCompact's trigger: manual or auto.
+	Trigger string `json:"trigger,omitempty"`
+	// Transcript and Offset say how far the transcript had grown at Last.
+	Transcript string `json:"transcript,omitempty"`
+	Offset     int64  `json:"offset,omitempty"`
+	// Message is the agent's last answer (at most MaxMessage characters).
+	Message string `json:"message,omitempty"`
+	Ended   bool   `json:"ended,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// MaxMessage is the most characters of the agent's last answer kept.
+const MaxMessage = 2000
+
+// State is state.json.
+type State struct {
+	// Chain is the session that opened the current chain: a session started
+	// afresh opens one; --continue, --resume, a compaction and /clear go on
+	// in it.
+	Chain    string    `json:"chain,omitempty"`
+	Task     *Task     `json:"task,omitempty"`
+	Previous *Task     `json:"previous_task,omitempty"`
+	Sessions []Session `json:"sessions,omitempty"`
+}
+
+// Session returns the entry of id, or nil.
+func (s *State) Session(id string) *Session {
+	for i := range s.Sessions {
+		if s.Sessions[i].ID == id {
+			return &s.Sessions[i]
+		}
+	}
+	return nil
+}
+
+// Read returns state.json; the zero State when it does not exist or cannot
+// be decoded (it is rebuilt as sessions go on).
+func (d Dir) Read() (State, error) {
+	b, err := readBounded(d.state(), 1<<20)
+	if err != nil {
+		return State{}, fmt.Errorf("read worktree state: %w", err)
+	}
+	var s State
+	if len(b) > 0 && json.Unmarshal(b, &s) != nil {
+		return State{}, nil
+	}
+	return s, nil
+}
+
+// Update changes state.json under the lock: fn gets the current state and
+// reports whether it changed it; only a change is written.
+func (d Dir) Update(fn func(s *State) bool) error {
+	unlock, err := d.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	s, err := d.Read()
+	if err != nil {
+		return err
+	}
+	if !fn(&s) {
+		return nil
+	}
+	if n := len(s.Sessions); n > MaxSessions {
+		slices.SortStableFunc(s.Sessions, func(a, b Session) int { return a.Started.Compare(b.Started) })
+		s.Sessions = s.Sessions[n-MaxSessions:]
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode worktree state: %w", err)
+	}
+	return replace(d.state(), append(b, '\n'))
+}
+
+// NewTask returns the task a prompt explicitly sets ("new task: …",
+// "次のタスク：…", case and width of the colon aside) and true, or "" and
+// false when it sets none.
+func NewTask(prompt string) (string, bool) {
+	p := strings.TrimSpace(prompt)
+	for _, prefix := range taskPrefixes {
+		if len(p) >= len(prefix) && strings.EqualFold(p[:len(prefix)], prefix) {
+			rest := strings.TrimLeft(p[len(prefix):], " \t")
+			for _, colon := range []string{":", "："} {
+				if after, ok := strings.CutPrefix(rest, colon); ok {
+					if t := strings.TrimSpace(after); t != "" {
+						return t, true
+					}
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// taskPrefixes start a prompt that sets a new task (followed by a colon).
+var taskPrefixes = []string{"new task", "次のタスク", "新しいタスク"}
+
+// Others looks at the worktree's sessions other than current: live lists
+// those whose agent process still runs (parallel sessions, in another
+// terminal), newest first; crashed is the newest of the rest when it ended
+// without SessionEnd and its process is gone. A session whose process
+// cannot be told is never called crashed.
+func (s *State) Others(current string) (crashed *Session, live []Session) {
+	var rest []*Session
+	for i := range s.Sessions {
+		ss := &s.Sessions[i]
+		if ss.ID == current {
+			continue
+		}
+		if alive, _ := ss.Agent.Alive(); alive && !ss.Ended {
+			live = append(live, *ss)
+			continue
+		}
+		rest = append(rest, ss)
+	}
+	slices.SortStableFunc(live, func(a, b Session) int { return b.Started.Compare(a.Started) })
+	var newest *Session
+	for _, ss := range rest {
+		if newest == nil || ss.Started.After(newest.Started) {
+			newest = ss
+		}
+	}
+	if newest != nil && !newest.Ended {
+		if _, known := newest.Agent.Alive(); known {
+			c := *newest
+			crashed = &c
+		}
+	}
+	return crashed, live
+}
