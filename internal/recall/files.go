@@ -209,6 +209,12 @@ type Layers struct {
 	Candidates []Candidate
 }
 
+// ReadRecent returns the route's recent summaries (L1) in the last limit
+// bytes of their file (all of it when limit <= 0), oldest first.
+func ReadRecent(f Files, limit int64) ([]Recent, error) {
+	return readAll[Recent](f.L1(), limit)
+}
+
 // ReadLayers reads a route's layers: the decisions (archived ones first
 // with archived), every L1 and L2 entry, oldest first, and the candidates
 // waiting for approval.

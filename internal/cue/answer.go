@@ -1,0 +1,536 @@
+package cue
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/baton-cli/baton/internal/hook"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/textnorm"
+)
+
+// Limits of what an answer prints, in UTF-16 units as the agent counts.
+const (
+	MaxPrompt = 1500
+	MaxTool   = 800
+	// recentBytes is how much of the journal's end a tool note reads for
+	// failures newer than the recall file.
+	recentBytes = 256 << 10
+	recentCalls = 64
+)
+
+// Options say whose prompt or tool call is answered.
+type Options struct {
+	State state.Dir
+	// Journal, when set, is read (its last recentBytes) for failures the
+	// recall file does not hold yet.
+	Journal *journal.Journal
+	// Worktree is the worktree the agent works in; file paths are taken
+	// relative to it.
+	Worktree string
+	// Session is the agent's session: its own opening prompt is not
+	// earlier work.
+	Session string
+	Lang    i18n.Lang
+	Now     time.Time
+}
+
+// A hit is an entry a prompt touches and how strongly.
+type hit struct {
+	entry
+	off   int
+	score int
+	words []string
+}
+
+// Weights of the kinds of term a prompt and an entry share.
+const (
+	weightWord   = 1
+	weightStrong = 2 // a path, an identifier, a long word
+	weightFile   = 3
+	weightCmd    = 2 // program and subcommand
+	maxHits      = 4
+	// minScore is what a prompt that does not speak of the past must
+	// share with an entry: three words, or a word and a path or an
+	// identifier. Two common words (environment variables) are not enough.
+	minScore = 3
+)
+
+// Prompt returns the recall block for a prompt that touches earlier work,
+// or "" when it touches none. A prompt touches an entry when they share
+// terms worth minScore, or one word when the prompt speaks of the past
+// ("we decided", "前回"). A prompt that asks
+// about the last session with nothing more specific gets the newest
+// sessions.
+func Prompt(ctx context.Context, o Options, prompt string) (string, error) {
+	p := strings.TrimSpace(prompt)
+	if p == "" || strings.HasPrefix(p, "/") {
+		return "", nil
+	}
+	f, err := load(Path(o.State))
+	if err != nil || f == nil {
+		return "", err
+	}
+	folded := textnorm.Fold(p)
+	past := hasAny(folded, pastWords)
+	byOff := map[int]*hit{}
+	q := queryTerms(p)
+	for t, w := range q {
+		offs, err := f.lookup(t)
+		if err != nil {
+			return "", err
+		}
+		for _, off := range offs {
+			h := byOff[off]
+			if h == nil {
+				h = &hit{off: off}
+				byOff[off] = h
+			}
+			h.score += w.weight
+			if w.word != "" {
+				h.words = append(h.words, w.word)
+			}
+		}
+	}
+	var hits []*hit
+	for _, h := range byOff {
+		if h.score < minScore && !(past && h.score >= 1) {
+			continue
+		}
+		if h.entry, err = f.entry(h.off); err != nil {
+			return "", err
+		}
+		if h.Kind == kindSession && h.Ref == o.Session {
+			continue
+		}
+		hits = append(hits, h)
+	}
+	if len(hits) == 0 && hasAny(folded, lastSessionWords) {
+		if hits, err = newestSessions(f, o.Session); err != nil {
+			return "", err
+		}
+	}
+	if len(hits) == 0 {
+		return "", nil
+	}
+	slices.SortFunc(hits, func(a, b *hit) int {
+		return cmp.Or(b.score-a.score, kindRank(a.Kind)-kindRank(b.Kind), b.When.Compare(a.When), a.off-b.off)
+	})
+	return promptBlock(hits, o), nil
+}
+
+func newestSessions(f *file, current string) ([]*hit, error) {
+	offs, err := f.lookup(recentTerm)
+	if err != nil {
+		return nil, err
+	}
+	var hits []*hit
+	for _, off := range offs {
+		e, err := f.entry(off)
+		if err != nil {
+			return nil, err
+		}
+		if e.Ref != current {
+			hits = append(hits, &hit{entry: e, off: off, score: 1})
+		}
+	}
+	if len(hits) > 2 {
+		hits = hits[:2]
+	}
+	return hits, nil
+}
+
+func kindRank(k string) int {
+	return strings.Index("dcfs", k)
+}
+
+// A qterm is a term of a prompt: its weight and the word it came from,
+// for a search the block suggests ("" for a file or a command).
+type qterm struct {
+	weight int
+	word   string
+}
+
+// queryTerms are the terms of a prompt to look up, with their weights:
+// its words, the paths it names (as files) and its pairs of words (as
+// commands, "go test").
+func queryTerms(prompt string) map[string]qterm {
+	q := map[string]qterm{}
+	terms(prompt, func(t term) {
+		w := weightWord
+		if t.strong {
+			w = weightStrong
+		}
+		if w > q[t.text].weight {
+			q[t.text] = qterm{w, t.word}
+		}
+		if isPath(t.text) {
+			q[filePrefix+t.text] = qterm{weight: weightFile}
+		}
+	})
+	words := strings.FieldsFunc(textnorm.Fold(prompt), func(r rune) bool { return !isWord(r) && r != '-' })
+	for i, w := range words {
+		if i+1 < len(words) && plainWord(words[i+1]) {
+			q[cmdPrefix+w+" "+words[i+1]] = qterm{weight: weightCmd}
+		}
+		if len(w) >= 3 && !stopWords[w] && q[cmdPrefix+w].weight == 0 {
+			q[cmdPrefix+w] = qterm{weight: weightWord}
+		}
+	}
+	return q
+}
+
+func hasAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Phrases that speak of earlier work, folded.
+var pastWords = []string{
+	"decide", "decision", "agreed", "we chose", "did we", "we did", "do we", "are we", "still", "earlier", "previous", "before",
+	"last time", "last session", "left off", "remind me", "again", "history", "what happened",
+	"why did", "back to", "as discussed", "we talked", "you said", "we had",
+	"前回", "以前", "この前", "さっき", "先ほど", "決めた", "決定", "決まっ", "合意", "どうなった",
+	"続き", "もう一度", "前に", "経緯", "履歴", "話した", "言った", "やった", "した件", "の件", "まだ", "だっけ",
+}
+
+// Phrases that ask for the last session itself.
+var lastSessionWords = []string{
+	"last time", "last session", "previous session", "left off", "where were we", "where we were",
+	"前回", "この前のセッション", "続きから", "どこまで",
+}
+
+var (
+	msgPromptHead  = i18n.Msg{JA: "baton の想起: このプロンプトは以前の作業に触れています。", EN: "baton recall: this prompt touches earlier work."}
+	msgDecision    = i18n.Msg{JA: "- 承認済みの決定（%s、%s）: %s", EN: "- Approved decision (%s, %s): %s"}
+	msgSession     = i18n.Msg{JA: "- セッション %s（%s%s）: %s", EN: "- Session %s (%s%s): %s"}
+	msgBranch      = i18n.Msg{JA: "、ブランチ %s", EN: ", branch %s"}
+	msgFailed      = i18n.Msg{JA: "- `%s` が失敗（%s、%s）: %s", EN: "- `%s` failed (%s, %s): %s"}
+	msgFileFailed  = i18n.Msg{JA: "- %s への %s が失敗（%s）: %s", EN: "- %s on %s failed (%s): %s"}
+	msgExit        = i18n.Msg{JA: "終了コード %d", EN: "exit %d"}
+	msgNoExit      = i18n.Msg{JA: "終了コード不明", EN: "exit unknown"}
+	msgTimes       = i18n.Msg{JA: "、%d 回", EN: ", %d times"}
+	msgWorked      = i18n.Msg{JA: "。その後に成功した実行: `%s`", EN: ". What worked after: `%s`"}
+	msgMore        = i18n.Msg{JA: "詳しくは: %s", EN: "More: %s"}
+	msgToolCmdHead = i18n.Msg{JA: "baton: `%s` はこのリポジトリで以前失敗しています。", EN: "baton: `%s` failed earlier in this repository."}
+	msgToolFile    = i18n.Msg{JA: "baton: %s には履歴があります。", EN: "baton: %s has history."}
+	msgMinAgo      = i18n.Msg{JA: "%d 分前", EN: "%d min ago"}
+	msgHourAgo     = i18n.Msg{JA: "%d 時間前", EN: "%d h ago"}
+	msgJustNow     = i18n.Msg{JA: "たった今", EN: "just now"}
+)
+
+// when says when t was, relative to now within a day, else its date.
+func when(t, now time.Time, lang i18n.Lang) string {
+	d := now.Sub(t)
+	switch {
+	case t.IsZero():
+		return "-"
+	case d < time.Minute:
+		return msgJustNow.In(lang)
+	case d < time.Hour:
+		return msgMinAgo.Format(lang, int(d/time.Minute))
+	case d < 24*time.Hour:
+		return msgHourAgo.Format(lang, int(d/time.Hour))
+	}
+	return t.In(now.Location()).Format("2006-01-02")
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// line is one entry as a recall block shows it.
+func (e *entry) line(o Options) string {
+	at := when(e.When, o.Now, o.Lang)
+	switch e.Kind {
+	case kindDecision:
+		ref := e.Ref
+		if e.Slug != "" && !strings.Contains(ref, e.Slug) {
+			ref = e.Slug + ", " + ref
+		}
+		return msgDecision.Format(o.Lang, at, ref, e.Text)
+	case kindSession:
+		br := ""
+		if e.Branch != "" {
+			br = msgBranch.Format(o.Lang, e.Branch)
+		}
+		return msgSession.Format(o.Lang, shortID(e.Ref), at, br, e.Text)
+	case kindFile:
+		return msgFileFailed.Format(o.Lang, e.Tool, strings.Join(e.Files, ", "), at, e.Err)
+	}
+	return e.failedLine(o)
+}
+
+// failedLine is a failed command: its line, when, exit status, how many
+// times, its first error line and what worked after.
+func (e *entry) failedLine(o Options) string {
+	exit := msgNoExit.In(o.Lang)
+	if e.Exit != nil {
+		exit = msgExit.Format(o.Lang, *e.Exit)
+	}
+	if e.Fails > 1 {
+		exit += msgTimes.Format(o.Lang, e.Fails)
+	}
+	s := msgFailed.Format(o.Lang, cut(e.Cmd, 160), when(e.When, o.Now, o.Lang), exit, e.Err)
+	if len(e.Worked) > 0 {
+		s += msgWorked.Format(o.Lang, cut(e.Worked[0], 160))
+	}
+	return s
+}
+
+// promptBlock lays out hits, best first, whole lines only, within
+// MaxPrompt, ending with the pull tools that give more.
+func promptBlock(hits []*hit, o Options) string {
+	head := msgPromptHead.In(o.Lang)
+	var words []string
+	session := ""
+	for _, h := range hits {
+		for _, w := range h.words {
+			if !slices.Contains(words, w) && len(words) < 3 {
+				words = append(words, w)
+			}
+		}
+		if h.Kind == kindSession && session == "" {
+			session = h.Ref
+		}
+	}
+	var pulls []string
+	if slices.ContainsFunc(hits, func(h *hit) bool { return h.Kind == kindDecision }) {
+		pulls = append(pulls, "mcp__baton__decisions")
+	}
+	if len(words) > 0 {
+		pulls = append(pulls, fmt.Sprintf("mcp__baton__search {\"query\": %q}", strings.Join(words, " ")))
+	}
+	if session != "" {
+		pulls = append(pulls, fmt.Sprintf("mcp__baton__session_log {\"session\": %q}", session))
+	}
+	if len(pulls) == 0 {
+		pulls = append(pulls, "mcp__baton__session_log")
+	}
+	tail := msgMore.Format(o.Lang, strings.Join(pulls, ", "))
+	used := hook.Len(head) + 1 + hook.Len(tail)
+	lines := []string{head}
+	for i, h := range hits {
+		if i == maxHits {
+			break
+		}
+		l := h.line(o)
+		if n := hook.Len(l) + 1; used+n <= MaxPrompt {
+			lines = append(lines, l)
+			used += n
+		}
+	}
+	if len(lines) == 1 {
+		return ""
+	}
+	return strings.Join(append(lines, tail), "\n")
+}
+
+// Tool returns the note for a tool call about to run, or "" when its file
+// or command has no history: for an edit (Edit, Write, MultiEdit,
+// NotebookEdit) of a file an approved decision or a recent failure names,
+// the decision or the failure; for a Bash command whose program and
+// subcommand failed within FailureAge and has not worked as it failed
+// since, how it went last time and the line that worked after.
+func Tool(ctx context.Context, o Options, tool, file, cmd string) (string, error) {
+	switch tool {
+	case "Bash":
+		if cmd == "" {
+			return "", nil
+		}
+		return commandNote(ctx, o, cmd)
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		if file == "" {
+			return "", nil
+		}
+		return fileNote(ctx, o, file)
+	}
+	return "", nil
+}
+
+func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
+	key := CommandKey(cmd)
+	if key == "" {
+		return "", nil
+	}
+	f, err := load(Path(o.State))
+	if err != nil {
+		return "", err
+	}
+	var e entry
+	offs, err := f.lookup(cmdPrefix + key)
+	if err != nil {
+		return "", err
+	}
+	for _, off := range offs {
+		if x, err := f.entry(off); err != nil {
+			return "", err
+		} else if x.Kind == kindCommand && x.Key == key {
+			e = x
+		}
+	}
+	h := &history{}
+	if e.Kind != "" {
+		h.last = &journal.Record{TS: e.When, Cmd: e.Cmd, Exit: e.Exit, Error: e.Err, Tool: "Bash"}
+		h.fails, h.worked = e.Fails, slices.Clone(e.Worked)
+	}
+	if o.Journal != nil {
+		prog, _, _ := strings.Cut(key, " ")
+		recs, err := o.Journal.Tail(ctx, recentCalls, journal.TailOptions{
+			MaxBytes: recentBytes,
+			Prefilter: func(line []byte) bool {
+				return bytes.Contains(line, []byte(`"cmd":`)) && bytes.Contains(line, []byte(prog)) && bytes.Contains(line, []byte(`"Bash"`))
+			},
+			Match: func(r *journal.Record) bool {
+				return r.Tool == "Bash" && (r.Event == evFailure && CommandKey(r.Cmd) == key || r.Event == evPost && ranKey(r.Cmd, key))
+			},
+		})
+		if err != nil {
+			return "", err
+		}
+		for i := range recs {
+			r := &recs[i]
+			switch {
+			case h.last != nil && !r.TS.After(h.last.TS):
+			case r.Event == evFailure:
+				h.fail(r)
+			case r.Exit == nil || *r.Exit == 0:
+				h.succeed(r.Cmd)
+			}
+		}
+	}
+	if h.last == nil || o.Now.Sub(h.last.TS) > FailureAge || h.resolved() || slices.Contains(h.worked, cmd) {
+		return "", nil
+	}
+	e = failureEntry(h)
+	e.When = h.last.TS
+	e.Err = firstLine(h.last.Error)
+	text := msgToolCmdHead.Format(o.Lang, key) + "\n" + e.failedLine(o)
+	return cutUnits(text, MaxTool), nil
+}
+
+func fileNote(ctx context.Context, o Options, file string) (string, error) {
+	rel := relTo(file, o.Worktree)
+	base := filepath.Base(rel)
+	f, err := load(Path(o.State))
+	if err != nil {
+		return "", err
+	}
+	var hits []*hit
+	seen := map[int]bool{}
+	for _, t := range []string{filePrefix + rel, filePrefix + base} {
+		offs, err := f.lookup(t)
+		if err != nil {
+			return "", err
+		}
+		for _, off := range offs {
+			if seen[off] {
+				continue
+			}
+			seen[off] = true
+			e, err := f.entry(off)
+			if err != nil {
+				return "", err
+			}
+			if e.Kind == kindSession || !names(e.Files, rel) || e.Kind != kindDecision && o.Now.Sub(e.When) > FailureAge {
+				continue
+			}
+			hits = append(hits, &hit{entry: e, off: off})
+		}
+	}
+	if o.Journal != nil {
+		recs, err := o.Journal.Tail(ctx, 8, journal.TailOptions{
+			MaxBytes: recentBytes,
+			Prefilter: func(line []byte) bool {
+				return bytes.Contains(line, []byte(`"event":"`+evFailure+`"`)) && bytes.Contains(line, []byte(base))
+			},
+			Match: func(r *journal.Record) bool {
+				return r.File != "" && relTo(r.File, r.Worktree) == rel || names(pathsIn(r.Error), rel)
+			},
+		})
+		if err != nil {
+			return "", err
+		}
+		for i := len(recs) - 1; i >= 0; i-- {
+			r := &recs[i]
+			if slices.ContainsFunc(hits, func(h *hit) bool { return h.Kind != kindDecision && !r.TS.After(h.When) }) {
+				break // the recall file has this failure or a newer one
+			}
+			e := failureEntry(&history{last: r, fails: 1})
+			e.Kind, e.Key = kindFile, CommandKey(r.Cmd)
+			if r.Tool == "Bash" {
+				e.Kind = kindCommand
+			}
+			e.Files = []string{rel}
+			hits = append(hits, &hit{entry: e})
+			break
+		}
+	}
+	if len(hits) == 0 {
+		return "", nil
+	}
+	slices.SortFunc(hits, func(a, b *hit) int {
+		return cmp.Or(kindRank(a.Kind)-kindRank(b.Kind), b.When.Compare(a.When))
+	})
+	lines := []string{msgToolFile.Format(o.Lang, rel)}
+	used := hook.Len(lines[0])
+	for _, h := range hits {
+		l := h.line(o)
+		if n := hook.Len(l) + 1; used+n <= MaxTool {
+			lines = append(lines, l)
+			used += n
+		}
+	}
+	if len(lines) == 1 {
+		return "", nil
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// names is true when one of paths is rel: the same path, a shorter path
+// that rel ends with, or a bare base name equal to rel's.
+func names(paths []string, rel string) bool {
+	for _, p := range paths {
+		p = strings.TrimPrefix(p, "./")
+		if p == rel || strings.HasSuffix(rel, "/"+p) {
+			return true
+		}
+	}
+	return false
+}
+
+// cutUnits keeps whole lines of text within n UTF-16 units, at least the
+// first cut to fit.
+func cutUnits(text string, n int) string {
+	if hook.Len(text) <= n {
+		return text
+	}
+	var out []string
+	used := 0
+	for _, l := range strings.Split(text, "\n") {
+		if used+hook.Len(l)+1 > n {
+			if len(out) == 0 {
+				out = append(out, cut(l, n/2))
+			}
+			break
+		}
+		out = append(out, l)
+		used += hook.Len(l) + 1
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,279 @@
+package cue
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/journal"
+)
+
+func TestCommandKey(t *testing.T) {
+	tests := []struct{ line, want string }{
+		{"go test ./...", "go test"},
+		{"go test -run TestX ./internal/x", "go test"},
+		{"/usr/local/go/bin/go vet ./...", "go vet"},
+		{"cd web && npm run build", "npm run"},
+		{"CGO_ENABLED=0 go build -o bin/ ./cmd/...", "go build"},
+		{"sudo env FOO=1 make migrate", "make migrate"},
+		{"make", "make"},
+		{"python3 scripts/gen.py --out x", "python3"},
+		{"ls -la", "ls"},
+		{"git push origin HEAD", "git push"},
+		{"  ", ""},
+		{"cd /tmp", ""},
+		{"go test ./... | tail -5", "go test"},
+	}
+	for _, tt := range tests {
+		if got := CommandKey(tt.line); got != tt.want {
+			t.Errorf("CommandKey(%q) = %q; want %q", tt.line, got, tt.want)
+		}
+	}
+	if !ranKey("npm ci && npm run build", "npm run") || ranKey("npm ci", "npm run") {
+		t.Errorf("ranKey does not see every command of a line")
+	}
+}
+
+// TestFileLookup writes a recall file with many terms and finds each one
+// by binary search, and none that it does not hold.
+func TestFileLookup(t *testing.T) {
+	w := newWriter()
+	for i := range 500 {
+		w.add(entry{Kind: kindDecision, Text: strings.Repeat("x", i%40)}, []string{"t" + strings.Repeat("a", i%7) + string(rune('a'+i%26)) + "-" + itoa(i), "common"})
+	}
+	data, err := w.bytes(fixtureNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 500 {
+		term := "t" + strings.Repeat("a", i%7) + string(rune('a'+i%26)) + "-" + itoa(i)
+		offs, err := f.lookup(term)
+		if err != nil || len(offs) != 1 {
+			t.Fatalf("lookup(%q) = %v, %v; want one entry", term, offs, err)
+		}
+		if _, err := f.entry(offs[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, missing := range []string{"", "a", "t", "zzz", "common"} {
+		if offs, err := f.lookup(missing); err != nil || len(offs) != 0 {
+			t.Errorf("lookup(%q) = %v, %v; want nothing (a word in every entry is dropped)", missing, offs, err)
+		}
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestToolCommandNote(t *testing.T) {
+	d, wt := writeFixture(t)
+	ctx := context.Background()
+	j := journal.Open(d.Root, journal.Options{})
+	o := Options{State: d, Journal: j, Worktree: wt, Session: "now", Lang: i18n.EN, Now: fixtureNow}
+	tests := []struct {
+		name, cmd string
+		want      []string // substrings; nil for no note
+	}{
+		{"failed, then a different line worked", "npm run build -- --minify", []string{"`npm run` failed earlier", "Cannot find module 'esbuild'", "exit 2", "npm ci && npm run build"}},
+		{"failed, nothing worked since", "make migrate", []string{"`make migrate`", "0042_orders.sql"}},
+		{"failed, then worked in a longer line", "git push origin main", []string{"non-fast-forward", "git pull --rebase && git push"}},
+		{"failed as is, then worked as is", "go vet ./internal/billing", nil},
+		{"the line that worked", "npm ci && npm run build", nil},
+		{"never failed", "go vet ./...", nil},
+		{"another subcommand", "go build ./...", nil},
+		{"same program, failed subcommand", "go test ./internal/billing/...", []string{"TestRoundCents"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Tool(ctx, o, "Bash", "", tt.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want == nil {
+				if got != "" {
+					t.Errorf("got %q; want no note", got)
+				}
+				return
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("got %q; want %q in it", got, w)
+				}
+			}
+			if n := len([]rune(got)); n > MaxTool {
+				t.Errorf("%d characters; want at most %d", n, MaxTool)
+			}
+		})
+	}
+
+	// A failure minutes ago, in this session, is not in the recall file
+	// yet: the journal's end has it. Once the same line works, silence.
+	exit := 1
+	mustAppend(t, j, journal.Record{TS: fixtureNow.Add(-3 * time.Minute), Event: "PostToolUseFailure", Tool: "Bash", Session: "now", Worktree: wt,
+		Cmd: "cargo test --workspace", Exit: &exit, Error: "error[E0425]: cannot find value `x` in this scope\n --> src/lib.rs:3:5"})
+	got, err := Tool(ctx, o, "Bash", "", "cargo test -p core")
+	if err != nil || !strings.Contains(got, "3 min ago") || !strings.Contains(got, "E0425") {
+		t.Errorf("after a fresh failure: got %q, %v; want the failure 3 min ago", got, err)
+	}
+	edit, err := Tool(ctx, o, "Edit", filepath.Join(wt, "src/lib.rs"), "")
+	if err != nil || !strings.Contains(edit, "cargo test --workspace") {
+		t.Errorf("edit of the file the fresh failure names: got %q, %v", edit, err)
+	}
+	zero := 0
+	mustAppend(t, j, journal.Record{TS: fixtureNow.Add(-time.Minute), Event: "PostToolUse", Tool: "Bash", Session: "now", Worktree: wt, Cmd: "cargo test --workspace", Exit: &zero})
+	if got, err := Tool(ctx, o, "Bash", "", "cargo test -p core"); err != nil || got != "" {
+		t.Errorf("after the failing line worked: got %q, %v; want no note", got, err)
+	}
+
+	// Past FailureAge a failure is not worth a note.
+	late := o
+	late.Now = fixtureNow.Add(FailureAge + 24*time.Hour)
+	if got, err := Tool(ctx, late, "Bash", "", "make migrate"); err != nil || got != "" {
+		t.Errorf("two weeks later: got %q, %v; want no note", got, err)
+	}
+}
+
+func TestToolFileNote(t *testing.T) {
+	d, wt := writeFixture(t)
+	ctx := context.Background()
+	for _, lang := range []i18n.Lang{i18n.EN, i18n.JA} {
+		o := Options{State: d, Journal: journal.Open(d.Root, journal.Options{}), Worktree: wt, Session: "now", Lang: lang, Now: fixtureNow}
+		tests := []struct {
+			name, tool, file string
+			want             []string
+		}{
+			{"a decision names it", "Edit", filepath.Join(wt, "internal/billing/money.go"), []string{"internal/billing/money.go", "integer cents", "issue #63"}},
+			{"a failure names it", "Write", filepath.Join(wt, "db/migrations/0042_orders.sql"), []string{"make migrate"}},
+			{"a decision names it, relative", "MultiEdit", "config/ratelimit.yaml", []string{"100 requests"}},
+			{"nothing names it", "Edit", filepath.Join(wt, "internal/other/money.go"), nil},
+			{"not an edit", "Read", filepath.Join(wt, "internal/billing/money.go"), nil},
+		}
+		for _, tt := range tests {
+			t.Run(string(lang)+"/"+tt.name, func(t *testing.T) {
+				got, err := Tool(ctx, o, tt.tool, tt.file, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.want == nil && got != "" {
+					t.Errorf("got %q; want no note", got)
+				}
+				for _, w := range tt.want {
+					if !strings.Contains(got, w) {
+						t.Errorf("got %q; want %q in it", got, w)
+					}
+				}
+				if n := len([]rune(got)); n > MaxTool {
+					t.Errorf("%d characters; want at most %d", n, MaxTool)
+				}
+			})
+		}
+	}
+}
+
+// TestBadRecallFile: a damaged or oversized recall file is an error (the
+// hook logs it and prints nothing), never a panic; a missing one is empty.
+func TestBadRecallFile(t *testing.T) {
+	d, wt := writeFixture(t)
+	good, err := os.ReadFile(Path(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sep := strings.Index(string(good), "\n\n")
+	tests := []struct {
+		name  string
+		write func(path string) error
+		isErr bool
+		// lookup is set when the damage shows only where a term points.
+		lookup bool
+	}{
+		{"missing", os.Remove, false, false},
+		{"empty", func(p string) error { return os.WriteFile(p, nil, 0o600) }, true, false},
+		{"garbage", func(p string) error { return os.WriteFile(p, []byte("\x00\xffnot a recall file\n"), 0o600) }, true, false},
+		{"cut in the entries", func(p string) error { return os.WriteFile(p, good[:sep/2], 0o600) }, true, false},
+		{"cut in the terms", func(p string) error { return os.WriteFile(p, good[:sep+(len(good)-sep)/2], 0o600) }, true, false},
+		{"offsets pointing nowhere", func(p string) error {
+			return os.WriteFile(p, []byte(header+"1\n{}\n\njob\t999999\nqueu\t3\n"), 0o600)
+		}, true, true},
+		{"entry not JSON", func(p string) error {
+			return os.WriteFile(p, []byte(header+"1\nnot json\n\njob\t16\nqueu\t16\n"), 0o600)
+		}, true, true},
+		{"huge", func(p string) error {
+			if err := os.WriteFile(p, good, 0o600); err != nil {
+				return err
+			}
+			return os.Truncate(p, MaxFile+1)
+		}, true, false},
+		{"a folder", func(p string) error {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			return os.Mkdir(p, 0o700)
+		}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Path(d)
+			os.RemoveAll(p)
+			if err := os.WriteFile(p, good, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.write(p); err != nil {
+				t.Fatal(err)
+			}
+			o := Options{State: d, Worktree: wt, Lang: i18n.EN, Now: fixtureNow}
+			text, err := Prompt(context.Background(), o, "What did we decide about the job queue?")
+			if text != "" {
+				t.Errorf("printed %q; want nothing", text)
+			}
+			if (err != nil) != tt.isErr {
+				t.Errorf("err = %v; want an error: %v", err, tt.isErr)
+			}
+			if tt.isErr && tt.name != "a folder" && !errors.Is(err, ErrCorrupt) {
+				t.Errorf("err = %v; want ErrCorrupt", err)
+			}
+			note, err := Tool(context.Background(), o, "Bash", "", "make migrate")
+			if note != "" || (err != nil) != (tt.isErr && !tt.lookup) {
+				t.Errorf("Tool: %q, %v", note, err)
+			}
+		})
+	}
+}
+
+// TestRecallFileRewritten: while Build rewrites the file over and over,
+// every read sees a whole file, old or new.
+func TestRecallFileRewritten(t *testing.T) {
+	d, wt := writeFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		j := journal.Open(d.Root, journal.Options{})
+		for ctx.Err() == nil {
+			if _, err := Build(ctx, BuildOptions{State: d, Journal: j, Now: fixtureNow}); err != nil && ctx.Err() == nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	o := Options{State: d, Worktree: wt, Lang: i18n.EN, Now: fixtureNow}
+	for range 200 {
+		text, err := Prompt(ctx, o, "What did we decide about the job queue?")
+		if err != nil || !strings.Contains(text, "River") {
+			t.Errorf("during a rewrite: %q, %v", text, err)
+			break
+		}
+	}
+	cancel()
+	wg.Wait()
+}

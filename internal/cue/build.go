@@ -1,0 +1,374 @@
+package cue
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/baton-cli/baton/internal/atomicfile"
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/recall"
+	"github.com/baton-cli/baton/internal/state"
+)
+
+// Journal event names the recall reads (Claude Code's).
+const (
+	evPrompt  = "UserPromptSubmit"
+	evPost    = "PostToolUse"
+	evFailure = "PostToolUseFailure"
+)
+
+// Limits of what the recall file holds: enough to recall the work of
+// months, small enough to read at every hook call.
+const (
+	maxDecisions = 1000
+	maxSessions  = 300
+	maxCommands  = 200
+	maxFiles     = 200
+	// FailureAge is how long a failure stays worth a note.
+	FailureAge = 14 * 24 * time.Hour
+	// DefaultScanBytes is how much of the journal's end Build reads.
+	DefaultScanBytes = 64 << 20
+	maxScanRecords   = 200000
+	// maxText is the most characters of a summary or a prompt an entry
+	// keeps.
+	maxText = 300
+	// recentTerm points at the newest sessions.
+	recentTerm  = "#recent"
+	recentCount = 3
+)
+
+// BuildOptions say where the recall file's sources are.
+type BuildOptions struct {
+	State state.Dir
+	// Route is the context route whose layers are read (default the
+	// repository's own).
+	Route string
+	// Journal is the state folder's journal; ScanBytes how much of its end
+	// is read (default DefaultScanBytes).
+	Journal   *journal.Journal
+	ScanBytes int64
+	Now       time.Time
+}
+
+// Built says what a recall file holds.
+type Built struct {
+	Path                                 string
+	Decisions, Sessions, Commands, Files int
+	Bytes                                int
+}
+
+// Build writes the recall file from the approved decisions, the recent
+// summaries and the journal's end: sessions with their opening prompt,
+// Bash commands that failed (and what worked after), files whose tool
+// calls failed. It replaces the file atomically; readers see the old file
+// or the new one. A state folder that does not exist gets no file.
+func Build(ctx context.Context, o BuildOptions) (Built, error) {
+	out := Built{Path: Path(o.State)}
+	if _, err := os.Stat(o.State.Root); err != nil {
+		return out, fmt.Errorf("build recall file: %w", err)
+	}
+	files, err := recall.FilesFor(o.State, o.Route)
+	if err != nil {
+		return out, err
+	}
+	w := newWriter()
+
+	ds, err := recall.ReadDecisions(files, true)
+	if err != nil {
+		return out, err
+	}
+	if len(ds) > maxDecisions {
+		ds = ds[len(ds)-maxDecisions:]
+	}
+	for i := len(ds) - 1; i >= 0; i-- { // newest first: ties go to the newest
+		addDecision(w, &ds[i])
+	}
+	out.Decisions = len(ds)
+
+	recent, err := recall.ReadRecent(files, 4<<20)
+	if err != nil {
+		return out, err
+	}
+	var recs []journal.Record
+	if o.Journal != nil {
+		scan := cmp.Or(o.ScanBytes, DefaultScanBytes)
+		recs, err = o.Journal.Tail(ctx, maxScanRecords, journal.TailOptions{Prefilter: wanted, MaxBytes: scan})
+		if err != nil {
+			return out, err
+		}
+	}
+	out.Sessions = addSessions(w, recs, recent)
+	out.Commands, out.Files = addFailures(w, recs, o.Now)
+
+	data, err := w.bytes(o.Now)
+	if err != nil {
+		return out, err
+	}
+	out.Bytes = len(data)
+	if err := atomicfile.Write(out.Path, data, 0o600); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// wanted keeps the journal lines Build uses: prompts, failures and Bash
+// calls with their command line.
+func wanted(line []byte) bool {
+	return bytes.Contains(line, []byte(`"event":"`+evPrompt+`"`)) ||
+		bytes.Contains(line, []byte(`"event":"`+evFailure+`"`)) ||
+		bytes.Contains(line, []byte(`"event":"`+evPost+`"`)) && bytes.Contains(line, []byte(`"cmd":`))
+}
+
+func addDecision(w *writer, d *recall.Decision) {
+	e := entry{Kind: kindDecision, Text: cut(d.Summary, maxText), Ref: d.SourceText(), Slug: d.Slug, When: d.TS}
+	if e.When.IsZero() {
+		e.When, _ = time.Parse(recall.DateLayout, d.Date)
+	}
+	var ts []string
+	for _, text := range []string{d.Summary, d.Slug} {
+		terms(text, func(t term) { ts = append(ts, t.text) })
+	}
+	e.Files = pathsIn(d.Summary)
+	w.add(e, append(ts, fileTerms(e.Files)...))
+}
+
+// session is what Build knows of one earlier session.
+type session struct {
+	id, branch, prompt, goal string
+	first                    time.Time
+}
+
+// addSessions adds the newest sessions: their opening prompt (from the
+// journal) and goal (from the newest recent summary). It returns how many.
+func addSessions(w *writer, recs []journal.Record, recent []recall.Recent) int {
+	byID := map[string]*session{}
+	get := func(id string, at time.Time) *session {
+		s := byID[id]
+		if s == nil {
+			s = &session{id: id, first: at}
+			byID[id] = s
+		}
+		return s
+	}
+	for i := range recs {
+		r := &recs[i]
+		if r.Event != evPrompt || r.Session == "" || strings.HasPrefix(strings.TrimSpace(r.Prompt), "/") {
+			continue
+		}
+		if s := get(r.Session, r.TS); s.prompt == "" {
+			s.prompt, s.branch = r.Prompt, r.Branch
+		}
+	}
+	for i := range recent {
+		r := &recent[i]
+		if r.Session == "" || r.Goal == "" {
+			continue
+		}
+		get(r.Session, cmp.Or(r.From, r.TS)).goal = r.Goal // the newest wins
+	}
+	all := make([]*session, 0, len(byID))
+	for _, s := range byID {
+		all = append(all, s)
+	}
+	slices.SortFunc(all, func(a, b *session) int {
+		return cmp.Or(b.first.Compare(a.first), strings.Compare(a.id, b.id))
+	})
+	if len(all) > maxSessions {
+		all = all[:maxSessions]
+	}
+	for i, s := range all {
+		text := s.prompt
+		if s.goal != "" && oneLine(s.goal) != oneLine(s.prompt) {
+			text = strings.TrimSpace(text + " — " + s.goal)
+		}
+		e := entry{Kind: kindSession, When: s.first, Text: cut(text, maxText), Ref: s.id, Branch: s.branch}
+		var ts []string
+		terms(s.prompt+"\n"+s.goal, func(t term) { ts = append(ts, t.text) })
+		if i < recentCount {
+			ts = append(ts, recentTerm)
+		}
+		e.Files = pathsIn(s.prompt + "\n" + s.goal)
+		w.add(e, append(ts, fileTerms(e.Files)...))
+	}
+	return len(all)
+}
+
+// history is the failures of one command key, or one file, in time order.
+type history struct {
+	last   *journal.Record
+	fails  int
+	worked []string
+}
+
+func (h *history) fail(r *journal.Record) { h.last, h.fails, h.worked = r, h.fails+1, nil }
+
+func (h *history) succeed(cmd string) {
+	if h.last == nil {
+		return
+	}
+	h.worked = slices.DeleteFunc(h.worked, func(c string) bool { return c == cmd })
+	h.worked = slices.Insert(h.worked, 0, cmd)
+	if len(h.worked) > 3 {
+		h.worked = h.worked[:3]
+	}
+}
+
+// resolved is true when the failing line itself worked later.
+func (h *history) resolved() bool {
+	return h.last != nil && slices.Contains(h.worked, h.last.Cmd)
+}
+
+// addFailures adds the Bash commands that failed within FailureAge and
+// have not worked since as they failed, and the files whose tool calls
+// failed. It returns how many of each.
+func addFailures(w *writer, recs []journal.Record, now time.Time) (commands, files int) {
+	cmds := map[string]*history{}
+	byFile := map[string]*history{}
+	for i := range recs {
+		r := &recs[i]
+		switch {
+		case r.Event == evFailure && r.Tool == "Bash" && r.Cmd != "":
+			key := CommandKey(r.Cmd)
+			if key == "" {
+				continue
+			}
+			if cmds[key] == nil {
+				cmds[key] = &history{}
+			}
+			cmds[key].fail(r)
+		case r.Event == evFailure && r.File != "":
+			f := relTo(r.File, r.Worktree)
+			if byFile[f] == nil {
+				byFile[f] = &history{}
+			}
+			byFile[f].fail(r)
+		case r.Event == evPost && r.Tool == "Bash" && r.Cmd != "" && (r.Exit == nil || *r.Exit == 0):
+			for key := range commandKeys(r.Cmd) {
+				if h := cmds[key]; h != nil {
+					h.succeed(r.Cmd)
+				}
+			}
+		}
+	}
+	fresh := func(m map[string]*history, limit int) []string {
+		var keys []string
+		for k, h := range m {
+			if now.Sub(h.last.TS) <= FailureAge && !h.resolved() {
+				keys = append(keys, k)
+			}
+		}
+		slices.SortFunc(keys, func(a, b string) int { return cmp.Or(m[b].last.TS.Compare(m[a].last.TS), strings.Compare(a, b)) })
+		return keys[:min(len(keys), limit)]
+	}
+	for _, key := range fresh(cmds, maxCommands) {
+		h := cmds[key]
+		e := failureEntry(h)
+		e.Kind, e.Key = kindCommand, key
+		e.Files = pathsIn(h.last.Error)
+		w.add(e, append([]string{cmdPrefix + key}, fileTerms(e.Files)...))
+		commands++
+	}
+	for _, f := range fresh(byFile, maxFiles) {
+		e := failureEntry(byFile[f])
+		e.Kind, e.Files = kindFile, []string{f}
+		w.add(e, fileTerms(e.Files))
+		files++
+	}
+	return commands, files
+}
+
+func failureEntry(h *history) entry {
+	r := h.last
+	return entry{When: r.TS, Cmd: r.Cmd, Tool: r.Tool, Exit: r.Exit, Err: firstLine(r.Error), Fails: h.fails, Worked: h.worked, Ref: r.Session, Branch: r.Branch}
+}
+
+// relTo is path relative to the worktree holding it, else path.
+func relTo(path, worktree string) string {
+	if worktree == "" || !filepath.IsAbs(path) {
+		return filepath.ToSlash(path)
+	}
+	rel, err := filepath.Rel(worktree, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// pathsIn returns the file paths text names: words with a slash or with a
+// file extension (queue.go, .baton.yaml), not version numbers.
+func pathsIn(text string) []string {
+	var out []string
+	terms(text, func(t term) {
+		if isPath(t.text) && !slices.Contains(out, t.text) {
+			out = append(out, t.text)
+		}
+	})
+	// The base name of a longer path is that path's, not any file's.
+	return slices.DeleteFunc(out, func(p string) bool {
+		return slices.ContainsFunc(out, func(q string) bool { return strings.HasSuffix(q, "/"+p) })
+	})
+}
+
+func isPath(s string) bool {
+	if strings.Contains(s, "://") {
+		return false
+	}
+	ext := filepath.Ext(s)
+	if len(ext) < 2 || len(ext) > 6 {
+		return false
+	}
+	for _, c := range ext[1:] {
+		if c >= 'a' && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// fileTerms are the recall file's terms for paths: the path and its base
+// name.
+func fileTerms(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		out = append(out, filePrefix+p)
+		if b := filepath.Base(p); b != p {
+			out = append(out, filePrefix+b)
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	for line := range strings.SplitSeq(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return cut(line, 200)
+		}
+	}
+	return ""
+}
+
+// oneLine collapses whitespace to single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// cut makes s one line of at most n characters, marking a cut with "…".
+func cut(s string, n int) string {
+	s = oneLine(s)
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n-1 {
+			return s[:i] + "…"
+		}
+		count++
+	}
+	return s
+}
