@@ -14,6 +14,10 @@ type Context struct {
 	// Inject adds the layers to the context of every session start
 	// (default true).
 	Inject *bool `yaml:"inject"`
+	// Recall answers a prompt that touches earlier work with a short
+	// recall block, and notes before an edit or a command with history
+	// (default true).
+	Recall *bool `yaml:"recall"`
 	// Route is the context stream of this repository's agent sessions
 	// (default "default"). Hosts that run several streams, such as a bot
 	// with one per division, name theirs with --route.
@@ -126,6 +130,11 @@ func ValidRoute(name string) bool {
 // ContextInject reports whether the layers are injected at session start.
 func (c *Config) ContextInject() bool {
 	return c.Context.Inject == nil || *c.Context.Inject
+}
+
+// ContextRecall reports whether prompts and tool calls get recall.
+func (c *Config) ContextRecall() bool {
+	return c.Context.Recall == nil || *c.Context.Recall
 }
 
 // ContextRoute returns the route of this repository's sessions.

@@ -33,6 +33,9 @@ type Options struct {
 	LoadConfig func(root string) (*config.Config, error)
 	// Providers fill the SessionStart context, highest priority first.
 	Providers []Provider
+	// Respond, when set, answers prompts and tool calls about to run
+	// (UserPromptSubmit, PreToolUse); a failure in it is reported to Warn.
+	Respond Responder
 	// Warn receives problems that did not stop the call (a provider that
 	// failed, a pane registry that could not be updated).
 	Warn func(error)
@@ -113,6 +116,12 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 		}
 	}
 
+	if responds(p.Event) && o.Respond != nil {
+		c := &Call{Payload: &p, Record: rec, Where: where, State: dir, Journal: j, Config: cfg, Lang: cfg.Language(o.Getenv), Now: now}
+		if err := respond(ctx, o.Respond, c, out); err != nil {
+			o.Warn(fmt.Errorf("recall for %s: %w", p.Event, err))
+		}
+	}
 	if p.Event != SessionStart {
 		return res, nil
 	}

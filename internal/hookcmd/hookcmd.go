@@ -70,6 +70,7 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 		Getwd:      f.Getwd,
 		LoadConfig: f.Config,
 		Providers:  providers,
+		Respond:    respond,
 		Warn:       func(e error) { warnings = append(warnings, e) },
 	})
 	// The archive and the recent summary of a session that compacts or
@@ -80,6 +81,9 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 		}
 	}
 	if err := startLayerJob(f, res); err != nil {
+		warnings = append(warnings, err)
+	}
+	if err := refreshRecall(f, res); err != nil {
 		warnings = append(warnings, err)
 	}
 	if len(warnings) > 0 {

@@ -1,0 +1,152 @@
+package hookcmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-cli/baton/internal/cmdenv"
+	"github.com/baton-cli/baton/internal/cue"
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/recall"
+	"github.com/baton-cli/baton/internal/state"
+)
+
+// recallRepo is a git repository with one approved decision and one
+// failed command in its recall file.
+func recallRepo(t *testing.T) (repo string, d state.Dir) {
+	t.Helper()
+	repo = t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v: %s", err, out)
+	}
+	repo, _ = filepath.EvalSymlinks(repo)
+	d = state.At(repo)
+	if err := os.MkdirAll(d.Root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := recall.FilesFor(d, "")
+	now := time.Now()
+	if _, err := recall.AppendDecisions(files, recall.Decision{Date: now.Format(recall.DateLayout), TS: now, Slug: "river-job-queue", Summary: "Use River for the job queue", Issue: 12}); err != nil {
+		t.Fatal(err)
+	}
+	j := journal.Open(d.Root, journal.Options{})
+	exit := 2
+	if err := j.Append(journal.Record{TS: now.Add(-time.Hour), Event: "PostToolUseFailure", Tool: "Bash", Session: "old", Worktree: repo, Cmd: "make migrate", Exit: &exit, Error: "no such file"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cue.Build(context.Background(), cue.BuildOptions{State: d, Journal: j, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	return repo, d
+}
+
+func runHook(t *testing.T, repo, payload string) (out, errOut string) {
+	t.Helper()
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "XDG_STATE_HOME": filepath.Join(home, ".state")}
+	var o, e bytes.Buffer
+	f := &cmdenv.Factory{
+		IO:         &cmdenv.IOStreams{In: strings.NewReader(payload), Out: &o, ErrOut: &e},
+		Getenv:     func(k string) string { return env[k] },
+		Environ:    func() []string { return nil },
+		Now:        time.Now,
+		Getwd:      func() (string, error) { return repo, nil },
+		Executable: func() (string, error) { return "", errors.New("no jobs in this test") },
+	}
+	Run(context.Background(), f, Options{Providers: nil})
+	return o.String(), e.String()
+}
+
+func promptPayload(repo string) string {
+	return fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":"What did we decide about the job queue?"}`, repo)
+}
+
+func bashPayload(repo string) string {
+	return fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make migrate"}}`, repo)
+}
+
+// TestRecallAnswers: with a sound recall file the prompt and the tool
+// call get their context as hook output.
+func TestRecallAnswers(t *testing.T) {
+	repo, _ := recallRepo(t)
+	out, errOut := runHook(t, repo, promptPayload(repo))
+	if !strings.Contains(out, `"hookEventName":"UserPromptSubmit"`) || !strings.Contains(out, "Use River for the job queue") || errOut != "" {
+		t.Errorf("prompt: stdout %q, stderr %q", out, errOut)
+	}
+	out, errOut = runHook(t, repo, bashPayload(repo))
+	if !strings.Contains(out, `"hookEventName":"PreToolUse"`) || !strings.Contains(out, "make migrate") || errOut != "" {
+		t.Errorf("tool: stdout %q, stderr %q", out, errOut)
+	}
+}
+
+// TestRecallFailsOpen: a recall file that is damaged, too large or not a
+// file, or a journal full of junk, never fails a prompt or a tool call:
+// nothing printed, nothing on stderr, and a damaged recall file is named
+// in baton.log.
+func TestRecallFailsOpen(t *testing.T) {
+	tests := []struct {
+		name    string
+		damage  func(t *testing.T, d state.Dir)
+		wantLog string // "" when nothing is to be logged
+		// toolNote is set when the journal alone still gives the note.
+		toolNote bool
+	}{
+		{"corrupt", func(t *testing.T, d state.Dir) { write(t, cue.Path(d), []byte("baton-recall 1 x\n{\n")) }, "recall file is damaged", false},
+		{"cut short", func(t *testing.T, d state.Dir) {
+			b, _ := os.ReadFile(cue.Path(d))
+			write(t, cue.Path(d), b[:len(b)/2])
+		}, "recall file is damaged", false},
+		{"huge", func(t *testing.T, d state.Dir) {
+			if err := os.Truncate(cue.Path(d), cue.MaxFile+1); err != nil {
+				t.Fatal(err)
+			}
+		}, "more than", false},
+		{"a folder in its place", func(t *testing.T, d state.Dir) {
+			os.Remove(cue.Path(d))
+			if err := os.Mkdir(cue.Path(d), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, "recall", false},
+		{"missing: the journal's end still has the failure", func(t *testing.T, d state.Dir) { os.Remove(cue.Path(d)) }, "", true},
+		{"journal of junk", func(t *testing.T, d state.Dir) {
+			os.Remove(cue.Path(d))
+			junk := bytes.Repeat([]byte("\x00{\"event\":\"PostToolUseFailure\",\"cmd\":\"make\"\n"), 20000)
+			write(t, d.Journal(), append(junk, bytes.Repeat([]byte("x"), 1<<20)...)) // a last line 1 MiB long, not ended
+		}, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo, d := recallRepo(t)
+			tt.damage(t, d)
+			if out, errOut := runHook(t, repo, promptPayload(repo)); out != "" || errOut != "" {
+				t.Errorf("prompt: stdout %q, stderr %q; want nothing", out, errOut)
+			}
+			out, errOut := runHook(t, repo, bashPayload(repo))
+			if tt.toolNote != strings.Contains(out, "make migrate") || !tt.toolNote && out != "" || errOut != "" {
+				t.Errorf("tool: stdout %q, stderr %q; want a note: %v", out, errOut, tt.toolNote)
+			}
+			log, _ := os.ReadFile(d.Log())
+			if tt.wantLog != "" && !strings.Contains(string(log), tt.wantLog) {
+				t.Errorf("baton.log = %q; want %q in it", log, tt.wantLog)
+			}
+			if tt.wantLog == "" && len(log) > 0 {
+				t.Errorf("baton.log = %q; want nothing", log)
+			}
+		})
+	}
+}
+
+func write(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
