@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/cue"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
@@ -38,6 +39,7 @@ func NewCmdContext(f *Factory) *cobra.Command {
 		NewCmdContextApprove(f, nil),
 		NewCmdContextBuild(f, nil),
 		NewCmdContextShow(f, nil),
+		NewCmdContextRecall(f, nil),
 	)
 	return cmd
 }
@@ -142,6 +144,18 @@ func (e *contextEnv) maker(f *Factory, log *slog.Logger) *recall.Maker {
 func (e *contextEnv) archive(f *Factory, log *slog.Logger) {
 	if _, err := recall.ArchiveDecisions(e.files, f.Now(), e.cfg.ContextArchiveAfter()); err != nil {
 		log.Warn("archive decisions", "route", e.files.Route, "err", err)
+	}
+}
+
+// refreshRecall rewrites the recall file the hooks read at prompts and tool
+// calls. Only the repository's own route has one; a failure is logged and
+// does not fail the command.
+func (e *contextEnv) refreshRecall(ctx context.Context, f *Factory, log *slog.Logger) {
+	if !e.own {
+		return
+	}
+	if _, err := cue.Build(ctx, cue.BuildOptions{State: e.w.state, Route: e.files.Route, Journal: e.journal(), Now: f.Now()}); err != nil {
+		log.Warn("build recall file", "err", err)
 	}
 }
 
@@ -250,6 +264,7 @@ func contextL1Run(ctx context.Context, opts *ContextL1Options) error {
 		log.Warn("context l1", "route", e.files.Route, "session", opts.Session, "err", err)
 		return err
 	}
+	e.refreshRecall(ctx, f, log)
 	switch {
 	case opts.JSON:
 		return printJSON(f, map[string]any{"written": ok, "entry": r})
@@ -420,6 +435,9 @@ func contextApproveRun(ctx context.Context, opts *ContextApproveOptions) error {
 		if _, err := recall.AppendDecisions(e.files, d); err != nil {
 			return err
 		}
+		log, closer := e.w.state.Logger(f.Getenv)
+		defer closer.Close()
+		e.refreshRecall(ctx, f, log)
 		return printDecision(f, e, d, opts.JSON)
 	case opts.ID == "":
 		pending, err := recall.Pending(e.files)
@@ -451,6 +469,7 @@ func contextApproveRun(ctx context.Context, opts *ContextApproveOptions) error {
 	if err != nil {
 		return candidateError(err, opts.ID, e.lang)
 	}
+	e.refreshRecall(ctx, f, log)
 	return printDecision(f, e, d, opts.JSON)
 }
 
@@ -522,6 +541,9 @@ func contextBuildRun(ctx context.Context, opts *ContextBuildOptions) error {
 	if err != nil {
 		return err
 	}
+	log, closer := e.w.state.Logger(f.Getenv)
+	defer closer.Close()
+	e.refreshRecall(ctx, f, log)
 	if opts.JSON {
 		return printJSON(f, map[string]any{
 			"text": p.Text, "case": p.Restart.Case, "previous": p.Restart.Previous,
@@ -648,6 +670,64 @@ func contextShowRun(_ context.Context, opts *ContextShowOptions) error {
 	}
 	if opts.Layer == "" {
 		fmt.Fprintln(w, msgShowUsage.Format(e.lang, used, limit))
+	}
+	return nil
+}
+
+// ContextRecallOptions are the inputs of `baton context recall`.
+type ContextRecallOptions struct {
+	Factory *Factory
+	contextFlags
+	Quiet bool
+}
+
+var msgRecallBuilt = i18n.Msg{
+	JA: "想起ファイル %s を書きました（決定 %d 件、セッション %d 件、失敗したコマンド %d 件、失敗したファイル %d 件、%d バイト）",
+	EN: "Wrote the recall file %s (%d decisions, %d sessions, %d failed commands, %d failed files, %d bytes)",
+}
+
+// NewCmdContextRecall builds `baton context recall`, which rewrites the
+// recall file the hooks read at prompts and tool calls.
+func NewCmdContextRecall(f *Factory, runF func(context.Context, *ContextRecallOptions) error) *cobra.Command {
+	opts := &ContextRecallOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "recall",
+		Short: "Rewrite the recall file the hooks read at prompts and tool calls",
+		Long: "The prompt and tool hooks answer a prompt that touches earlier work (an approved decision,\n" +
+			"an earlier session, a file or command with history) from a small file,\n" +
+			".claude/session-state/context/recall.idx, and note a command that failed before it runs\n" +
+			"again. The file is rewritten in the background when a session compacts or ends, when a\n" +
+			"decision is approved, every few minutes while a session works, by `baton context build`\n" +
+			"and by `baton reindex`; this command rewrites it now. context.recall: false turns the\n" +
+			"recall off.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return contextRecallRun(cmd.Context(), opts)
+		},
+	}
+	opts.contextFlags.add(cmd)
+	cmd.Flags().BoolVar(&opts.Quiet, "quiet", false, "print nothing")
+	return cmd
+}
+
+func contextRecallRun(ctx context.Context, opts *ContextRecallOptions) error {
+	f := opts.Factory
+	e, err := newContextEnv(f, opts.contextFlags)
+	if err != nil {
+		return err
+	}
+	b, err := cue.Build(ctx, cue.BuildOptions{State: e.w.state, Route: e.files.Route, Journal: e.journal(), Now: f.Now()})
+	if err != nil {
+		return err
+	}
+	switch {
+	case opts.JSON:
+		return printJSON(f, b)
+	case !opts.Quiet:
+		fmt.Fprintln(f.IO.Out, msgRecallBuilt.Format(e.lang, b.Path, b.Decisions, b.Sessions, b.Commands, b.Files, b.Bytes))
 	}
 	return nil
 }

@@ -11,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/cue"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
+	"github.com/baton-cli/baton/internal/journal"
 )
 
 // ReindexOptions are the inputs of `baton reindex`.
@@ -79,6 +81,13 @@ func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 	counts, err := ix.Stats(ctx)
 	if err != nil {
 		return err
+	}
+	// The recall file is derived from the same files: rebuild it too.
+	j := journal.Open(w.state.Root, journal.Options{MaxSize: cfg.JournalMaxSize()})
+	if _, err := cue.Build(ctx, cue.BuildOptions{State: w.state, Route: cfg.ContextRoute(), Journal: j, Now: f.Now()}); err != nil {
+		log, closer := w.state.Logger(f.Getenv)
+		log.Warn("build recall file", "err", err)
+		closer.Close()
 	}
 	var parts []string
 	for _, k := range index.Kinds() {
