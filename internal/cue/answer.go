@@ -124,7 +124,7 @@ func Prompt(ctx context.Context, o Options, prompt string) (string, error) {
 	slices.SortFunc(hits, func(a, b *hit) int {
 		return cmp.Or(b.score-a.score, kindRank(a.Kind)-kindRank(b.Kind), b.When.Compare(a.When), a.off-b.off)
 	})
-	return promptBlock(hits, o), nil
+	return promptBlock(hits, o, folded), nil
 }
 
 func newestSessions(f *file, current string) ([]*hit, error) {
@@ -294,12 +294,15 @@ func (e *entry) failedLine(o Options) string {
 }
 
 // promptBlock lays out hits, best first, whole lines only, within
-// MaxPrompt, ending with the pull tools that give more.
-func promptBlock(hits []*hit, o Options) string {
+// MaxPrompt, ending with the pull tools that give more: a search for the
+// prompt's words that matched (in the prompt's order), the decisions, the
+// session's log.
+func promptBlock(hits []*hit, o Options, prompt string) string {
 	head := msgPromptHead.In(o.Lang)
 	var words []string
 	session := ""
 	for _, h := range hits {
+		slices.SortFunc(h.words, func(a, b string) int { return strings.Index(prompt, a) - strings.Index(prompt, b) })
 		for _, w := range h.words {
 			if !slices.Contains(words, w) && len(words) < 3 {
 				words = append(words, w)
