@@ -186,7 +186,7 @@ func newDebateEnv(f *Factory, langFlag string) (*debateEnv, error) {
 		}
 	}
 	home := f.Getenv("HOME")
-	return &debateEnv{f: f, cfg: cfg, lang: lang, dir: debate.Dir{Root: cfg.DebateDir(home)}, home: home}, nil
+	return &debateEnv{f: f, cfg: cfg, lang: lang, dir: debate.Dir{Root: cfg.DebateDir(home), Lang: lang}, home: home}, nil
 }
 
 func (e *debateEnv) tmux() tmux.Client {

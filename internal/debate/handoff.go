@@ -127,12 +127,12 @@ func (d Dir) Reply(ctx context.Context, id string, tr Transport) (Result, error)
 		if s.Status == Active {
 			res.Kind, res.Round = HandedOff, s.CurrentRound+1
 			res.Sent = []Message{
-				{Role: Pro, Pane: s.PanePro, Round: res.Round, Text: instruction(s, p, Pro, res.Round)},
-				{Role: Con, Pane: s.PaneCon, Round: res.Round, Text: instruction(s, p, Con, res.Round)},
+				{Role: Pro, Pane: s.PanePro, Round: res.Round, Text: instruction(s, p, Pro, res.Round, d.langOf(s))},
+				{Role: Con, Pane: s.PaneCon, Round: res.Round, Text: instruction(s, p, Con, res.Round, d.langOf(s))},
 			}
 		} else {
 			res.Kind, res.Round = Ended, s.CurrentRound
-			res.Sent = []Message{{Role: Moderator, Pane: s.PaneModerator, Text: summaryRequest(s, p)}}
+			res.Sent = []Message{{Role: Moderator, Pane: s.PaneModerator, Text: summaryRequest(s, p, d.langOf(s))}}
 		}
 		if err := tr.Check(ctx, res.Sent); err != nil {
 			return nil, err
@@ -192,8 +192,8 @@ func (d Dir) Open(ctx context.Context, s *Session, tr Transport) (Result, error)
 	}
 	s.Status, s.CurrentRound = Active, 0
 	msgs := []Message{
-		{Role: Pro, Pane: s.PanePro, Round: 1, Text: instruction(s, p, Pro, 1)},
-		{Role: Con, Pane: s.PaneCon, Round: 1, Text: instruction(s, p, Con, 1)},
+		{Role: Pro, Pane: s.PanePro, Round: 1, Text: instruction(s, p, Pro, 1, d.langOf(s))},
+		{Role: Con, Pane: s.PaneCon, Round: 1, Text: instruction(s, p, Con, 1, d.langOf(s))},
 	}
 	if err := tr.Check(ctx, msgs); err != nil {
 		return Result{}, err
@@ -247,7 +247,7 @@ func (d Dir) Stop(ctx context.Context, id string, tr Transport) (StopResult, err
 	}
 	s := res.Session
 	for _, role := range []Role{Pro, Con} {
-		m := Message{Role: role, Pane: s.Pane(role), Text: stopNotice(s, p)}
+		m := Message{Role: role, Pane: s.Pane(role), Text: stopNotice(s, p, d.langOf(s))}
 		if m.Pane == "" {
 			continue
 		}

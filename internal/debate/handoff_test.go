@@ -395,3 +395,37 @@ func TestRaceReply(t *testing.T) {
 		t.Errorf("sent %d messages, %d distinct; want %d, each once", len(sent), len(count), 2*rounds)
 	}
 }
+
+// TestNoLangSpeaksTheCallers: a session file without lang (the original
+// tool's template has none) speaks the caller's language, and the file is
+// not given one.
+func TestNoLangSpeaksTheCallers(t *testing.T) {
+	for _, lang := range []i18n.Lang{i18n.JA, i18n.EN} {
+		t.Run(string(lang), func(t *testing.T) {
+			d := Dir{Root: t.TempDir(), Lang: lang}
+			s := &Session{ID: "cc-debate-20260101-120000-ab12", Topic: "tabs", PaneModerator: "%1", PanePro: "%2", PaneCon: "%3", MaxRounds: 1, Transport: TransportTmux}
+			tr := &recorder{}
+			if _, err := d.Open(context.Background(), s, tr); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range tr.sent {
+				if !strings.Contains(m.Text, m.Role.Name(lang)) {
+					t.Errorf("opening %q is not in %s", m.Text, lang)
+				}
+			}
+			p, _ := d.Paths(s.ID)
+			f := &fixture{d: d, s: s, p: p, tr: tr}
+			f.write(t, Pro, 1, "pro says")
+			f.write(t, Con, 1, "con says")
+			tr.sent = nil
+			res := f.reply(t)
+			if res.Kind != Ended || len(tr.sent) != 1 || tr.sent[0].Text != summaryRequest(res.Session, p, lang) {
+				t.Errorf("end of the debate: %v, sent %+v; want the summary request in %s", res.Kind, tr.sent, lang)
+			}
+			main, _ := os.ReadFile(p.Main)
+			if strings.Contains(string(main), "\nlang:") {
+				t.Errorf("the session file was given a lang:\n%s", main)
+			}
+		})
+	}
+}

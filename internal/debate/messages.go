@@ -114,9 +114,8 @@ var (
 )
 
 // instruction is what role is told to do for round, the first round it
-// writes being 1.
-func instruction(s *Session, p Paths, role Role, round int) string {
-	lang := s.Lang
+// writes being 1, in lang.
+func instruction(s *Session, p Paths, role Role, round int, lang i18n.Lang) string {
 	own, other := p.Side(role), p.Side(role.other())
 	opening, next, tail := msgOpening, msgNextRound, msgTailReply
 	if s.Transport == TransportHeadless {
@@ -132,12 +131,12 @@ func instruction(s *Session, p Paths, role Role, round int) string {
 }
 
 // summaryRequest asks the moderator to sum the debate up.
-func summaryRequest(s *Session, p Paths) string {
-	return msgSummary.Format(s.Lang, p.Main, p.Pro, p.Con, reason(s.Status, s.Lang))
+func summaryRequest(s *Session, p Paths, lang i18n.Lang) string {
+	return msgSummary.Format(lang, p.Main, p.Pro, p.Con, reason(s.Status, lang))
 }
 
-func stopNotice(s *Session, p Paths) string {
-	return msgStopNotice.Format(s.Lang, s.ID, p.Main)
+func stopNotice(s *Session, p Paths, lang i18n.Lang) string {
+	return msgStopNotice.Format(lang, s.ID, p.Main)
 }
 
 // Message is the outcome of a hand-off as a person reads it.

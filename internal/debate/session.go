@@ -336,6 +336,18 @@ func (p Paths) WorkDir(role Role) string { return filepath.Join(p.Work, string(r
 // Dir is a folder of debates.
 type Dir struct {
 	Root string
+	// Lang is the caller's language (its --lang, else its configuration,
+	// else its locale): the language of the messages of a debate whose
+	// file names none, as files written by the original tool do not.
+	Lang i18n.Lang
+}
+
+// langOf is the language of s's messages: its own, else the caller's.
+func (d Dir) langOf(s *Session) i18n.Lang {
+	if s.Lang != "" {
+		return s.Lang
+	}
+	return d.Lang
 }
 
 // Paths returns the files of debate id, refusing an id that could name a

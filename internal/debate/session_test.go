@@ -235,10 +235,10 @@ func TestMessagesComplete(t *testing.T) {
 	for _, lang := range []i18n.Lang{i18n.JA, i18n.EN} {
 		for _, transport := range []string{TransportTmux, TransportHeadless} {
 			s := &Session{ID: "cc-debate-20260101-120000-ab12", Topic: "TOPIC", Lang: lang, Transport: transport, Status: Timeout}
-			texts := map[string]string{"summary": summaryRequest(s, p), "stop": stopNotice(s, p)}
+			texts := map[string]string{"summary": summaryRequest(s, p, lang), "stop": stopNotice(s, p, lang)}
 			for _, role := range []Role{Pro, Con} {
 				for _, round := range []int{1, 2} {
-					txt := instruction(s, p, role, round)
+					txt := instruction(s, p, role, round, lang)
 					texts[fmt.Sprintf("%s round %d", role, round)] = txt
 					for _, want := range []string{p.Main, p.Side(role), p.Side(role.other()), fmt.Sprintf("## Round %d", round)} {
 						if !strings.Contains(txt, want) {
