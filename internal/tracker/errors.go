@@ -164,8 +164,8 @@ func hint(kind Kind) i18n.Msg {
 	switch kind {
 	case KindAuth:
 		return i18n.Msg{
-			JA: "GitHub の認証に失敗しました。issue を読み書きできるトークンを GH_TOKEN（または GITHUB_TOKEN）に設定するか、`gh auth login` を実行してください。",
-			EN: "GitHub did not accept the credentials. Set GH_TOKEN (or GITHUB_TOKEN) to a token that can read and write issues, or run `gh auth login`.",
+			JA: "GitHub の認証に失敗しました。`gh auth status` を実行して認証状態を確認し、必要なら `gh auth login` を実行するか、issue を読み書きできるトークンを GH_TOKEN（または GITHUB_TOKEN）に設定してください。",
+			EN: "GitHub did not accept the credentials. Run `gh auth status` to check them; if needed, run `gh auth login` or set GH_TOKEN (or GITHUB_TOKEN) to a token that can read and write issues.",
 		}
 	case KindRateLimit:
 		return i18n.Msg{

@@ -101,7 +101,7 @@ func TestHint(t *testing.T) {
 	}
 	for _, lang := range []i18n.Lang{i18n.JA, i18n.EN} {
 		h := Hint(KindAuth, lang)
-		for _, want := range []string{"GH_TOKEN", "gh auth login"} {
+		for _, want := range []string{"GH_TOKEN", "`gh auth status`", "`gh auth login`"} {
 			if !strings.Contains(h, want) {
 				t.Errorf("Hint(auth, %q) = %q; want it to mention %q", lang, h, want)
 			}
