@@ -34,10 +34,19 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 // path+".lock". If fn returns an error the file is left as it was; ErrUnchanged
 // is not reported as an error. An existing file keeps its permissions.
 func Update(path string, perm fs.FileMode, fn func(old []byte) ([]byte, error)) error {
+	return UpdateLocked(path, path+".lock", perm, fn)
+}
+
+// UpdateLocked is Update with the lock file at lockPath, for a file whose
+// folder must hold nothing but what its owner put there.
+func UpdateLocked(path, lockPath string, perm fs.FileMode, fn func(old []byte) ([]byte, error)) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("update %s: %w", path, err)
 	}
-	lock := flock.New(path + ".lock")
+	if err := os.MkdirAll(filepath.Dir(lockPath), 0o700); err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	lock := flock.New(lockPath)
 	if err := lock.Lock(); err != nil {
 		return fmt.Errorf("lock %s: %w", path, err)
 	}

@@ -225,7 +225,7 @@ func decisionsRun(ctx context.Context, opts *DecisionsOptions) error {
 		fmt.Fprintln(f.IO.ErrOut, msgTranscriptMissing.Format(lang, transcript))
 		return errSilent
 	case errors.Is(err, decision.ErrNoIssue):
-		fmt.Fprintln(f.IO.ErrOut, msgNoIssue.Format(lang, errors.Unwrap(err), env.cfg.DecisionsInProgressLabel()))
+		fmt.Fprintln(f.IO.ErrOut, msgNoIssue.Format(lang, strings.TrimPrefix(err.Error(), decision.ErrNoIssue.Error()+": "), env.cfg.DecisionsInProgressLabel()))
 		return errSilent
 	case errors.Is(err, decision.ErrExtractorParse):
 		fmt.Fprintln(f.IO.ErrOut, msgExtractorParse.Format(lang, err))

@@ -2,6 +2,8 @@ package decision
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -26,13 +28,13 @@ func Description(c Candidate) string {
 	return strings.Join(strings.Fields(c.What), " ")
 }
 
-// RenderMemory is a decision's memory file.
+// RenderMemory is a decision's memory file, laid out as the original tool
+// writes it: frontmatter, a "# <slug>" heading, then the four fields, the
+// alternatives on the line after their label.
 func RenderMemory(c Candidate) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "---\nname: %s\ndescription: %s\ntype: reference\n---\n", c.Slug, yamlScalar(Description(c)))
-	for _, f := range fields {
-		fmt.Fprintf(&b, "\n**%s:** %s\n", f.label, strings.TrimSpace(*f.get(&c)))
-	}
+	fmt.Fprintf(&b, "---\nname: %s\ndescription: %s\ntype: reference\n---\n\n# %s\n\n", c.Slug, yamlScalar(Description(c)), c.Slug)
+	fmt.Fprintf(&b, "**What:** %s\n\n**Why:** %s\n\n**Alternatives considered:**\n%s\n\n**Consequences:** %s\n", c.What, c.Why, c.Alternatives, c.Consequences)
 	return b.String()
 }
 
@@ -58,17 +60,20 @@ type EscalateResult struct {
 
 // Escalate writes the cross-issue decisions to the memory folder dir: a file
 // per decision and a line in MEMORY.md for each file not already named
-// there. It is best effort: a failure is a warning and the next decision is
-// tried. Decisions of other scopes are ignored.
-func Escalate(dir string, decisions []UserDecision) EscalateResult {
+// there. Updates of MEMORY.md are locked with a file in lockDir, so the
+// memory folder holds nothing but memory files. It is best effort: a failure
+// is a warning and the next decision is tried. Decisions of any other
+// final_scope are ignored, as the original tool ignores them.
+func Escalate(dir, lockDir string, decisions []UserDecision) EscalateResult {
 	res := EscalateResult{Written: []string{}}
 	for _, d := range decisions {
 		if d.FinalScope != ScopeCrossIssue {
 			continue
 		}
 		c := d.Candidate
-		if err := d.Validate(); err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("memory write failed for slug %s: %v", c.Slug, err))
+		if !ValidSlug(c.Slug) {
+			// The slug names a file: never one outside dir.
+			res.Warnings = append(res.Warnings, fmt.Sprintf("memory write failed for slug %s: the slug is not kebab-case", c.Slug))
 			continue
 		}
 		c = redactCandidate(c)
@@ -76,7 +81,7 @@ func Escalate(dir string, decisions []UserDecision) EscalateResult {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("memory write failed for slug %s: %v", c.Slug, err))
 			continue
 		}
-		if err := addIndexLine(filepath.Join(dir, MemoryIndex), c); err != nil {
+		if err := addIndexLine(filepath.Join(dir, MemoryIndex), lockDir, c); err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("memory index update failed for slug %s: %v", c.Slug, err))
 			continue
 		}
@@ -85,9 +90,19 @@ func Escalate(dir string, decisions []UserDecision) EscalateResult {
 	return res
 }
 
-func addIndexLine(path string, c Candidate) error {
-	return atomicfile.Update(path, 0o644, func(old []byte) ([]byte, error) {
-		if bytes.Contains(old, []byte("("+MemoryFileName(c.Slug)+")")) {
+// memoryLock is the lock file in lockDir guarding the memory index at path.
+func memoryLock(lockDir, path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(lockDir, "memory-"+hex.EncodeToString(sum[:8])+".lock")
+}
+
+func addIndexLine(path, lockDir string, c Candidate) error {
+	return atomicfile.UpdateLocked(path, memoryLock(lockDir, path), 0o644, func(old []byte) ([]byte, error) {
+		if bytes.Contains(old, []byte(MemoryFileName(c.Slug))) {
 			return nil, atomicfile.ErrUnchanged
 		}
 		out := append([]byte{}, old...)

@@ -178,6 +178,12 @@ func (f *Flow) Run(ctx context.Context) (*Outcome, error) {
 
 	// Step 3: the issue.
 	res, err := Resolve(ctx, f.Tracker, f.Resolve)
+	if err != nil && res.Issue > 0 {
+		// The labelled issues could not be listed: go on with the
+		// branch's issue, saying why.
+		f.warn(o, msgBranchFallback.Format(f.Lang, res.Issue, tracker.Summary(err), tracker.Hint(tracker.KindOf(err), f.Lang)))
+		err = nil
+	}
 	if err == nil && len(res.Ambiguous) > 0 {
 		var n int
 		n, err = f.UI.ChooseIssue(ctx, res.Ambiguous)
@@ -196,6 +202,8 @@ func (f *Flow) Run(ctx context.Context) (*Outcome, error) {
 	o.Issue, o.Tier, o.Resolved = res.Issue, res.Tier, &res
 
 	// Step 4: dedup.
+	cands, repeats := Unique(cands)
+	o.Skipped = append(o.Skipped, repeats...)
 	dd := Filter(ctx, f.Tracker, o.Issue, cands, st.CapturedSlugs)
 	o.Skipped = append(o.Skipped, dd.Skipped...)
 	if dd.Tier2Err != nil {
@@ -312,7 +320,7 @@ func (f *Flow) closeSession(ctx context.Context, o *Outcome, approved []UserDeci
 		f.warn(o, msgNoMemoryDir.In(f.Lang))
 		return
 	}
-	er := Escalate(f.MemoryDir, cross)
+	er := Escalate(f.MemoryDir, f.State.Locks(), cross)
 	o.Escalated = er.Written
 	for _, w := range er.Warnings {
 		f.warn(o, w)

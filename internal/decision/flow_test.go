@@ -159,14 +159,14 @@ func TestStateWrites(t *testing.T) {
 		{
 			name:      "all rejected",
 			setup:     func(e *flowEnv) { e.ui.reject = true },
-			wantState: map[string]any{"skill_ran_at": "2026-04-26T05:30:00Z", "captured_slugs": []any{}, "last_processed_offset": float64(earlier)},
+			wantState: map[string]any{"skill_ran_at": "2026-04-26T05:30:00Z", "last_processed_offset": float64(earlier)},
 		},
 		{
 			name: "no candidates",
 			setup: func(e *flowEnv) {
 				e.flow.Transcript = transcriptWith(t, "nothing decided here")
 			},
-			wantState: map[string]any{"skill_ran_at": "2026-04-26T05:30:00Z", "captured_slugs": []any{}},
+			wantState: map[string]any{"skill_ran_at": "2026-04-26T05:30:00Z"},
 			offsetEnd: true,
 		},
 		{
@@ -175,7 +175,7 @@ func TestStateWrites(t *testing.T) {
 				e.srv.SetIssueState(1, "closed")
 			},
 			wantErr:   ErrNoIssue,
-			wantState: map[string]any{"skill_ran_at": "2026-04-26T05:30:00Z", "captured_slugs": []any{}, "last_processed_offset": float64(earlier)},
+			wantState: map[string]any{"skill_ran_at": "2026-04-26T05:30:00Z", "last_processed_offset": float64(earlier)},
 		},
 		{
 			name: "transcript missing",
@@ -206,7 +206,7 @@ func TestStateWrites(t *testing.T) {
 					t.Errorf("state file written: %v", err)
 				}
 			} else {
-				want := map[string]any{}
+				want := map[string]any{"session_id": e.flow.Session}
 				for k, v := range tt.wantState {
 					want[k] = v
 				}
@@ -250,13 +250,16 @@ func TestCaptureTwiceAndMoreLater(t *testing.T) {
 	if got := o.Line(i18n.EN); got != "Posted 2 decisions, escalated 1 to memory, skipped 0 duplicates." {
 		t.Errorf("line: %q", got)
 	}
-	// The memory folder has beta's file and index line.
+	// The memory folder has beta's file and index line, and nothing else.
+	if ents, _ := os.ReadDir(e.flow.MemoryDir); len(ents) != 2 {
+		t.Errorf("memory folder holds %d entries; want 2", len(ents))
+	}
 	idx, err := os.ReadFile(filepath.Join(e.flow.MemoryDir, MemoryIndex))
 	if err != nil || string(idx) != "- [beta](reference_beta.md) — What of beta\n" {
 		t.Errorf("MEMORY.md: %q %v", idx, err)
 	}
 	mem, _ := os.ReadFile(filepath.Join(e.flow.MemoryDir, "reference_beta.md"))
-	if !strings.HasPrefix(string(mem), "---\nname: beta\ndescription: What of beta\ntype: reference\n---\n\n**What:** What of beta\n") {
+	if !strings.HasPrefix(string(mem), "---\nname: beta\ndescription: What of beta\ntype: reference\n---\n\n# beta\n\n**What:** What of beta\n") {
 		t.Errorf("memory file: %q", mem)
 	}
 
@@ -408,7 +411,7 @@ func TestSummaryViewFailed(t *testing.T) {
 	}
 	srv.ClearFaults()
 	r = PostSummary(context.Background(), gh, 1, "s1", []string{"a"}, "", i18n.EN)
-	if !r.Posted || r.Marker != SummaryMarker("s1") || !strings.Contains(r.CommentURL, "#issuecomment-") {
+	if !r.Posted || r.Marker != SummaryAnchor("s1") || !strings.Contains(r.CommentURL, "#issuecomment-") {
 		t.Errorf("got %+v; want posted", r)
 	}
 	r = PostSummary(context.Background(), gh, 1, "s1", []string{"a"}, "", i18n.EN)
@@ -424,14 +427,14 @@ func TestEscalateReadOnly(t *testing.T) {
 	if err := os.WriteFile(dir, []byte("not a folder"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := Escalate(dir, approve(ScopeCrossIssue, cand("a")))
+	r := Escalate(dir, t.TempDir(), approve(ScopeCrossIssue, cand("a")))
 	if len(r.Written) != 0 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "memory write failed for slug a") {
 		t.Errorf("got %+v", r)
 	}
 	// Index failure: the file is written but the slug is not reported.
 	dir2 := t.TempDir()
 	os.Mkdir(filepath.Join(dir2, MemoryIndex), 0o700)
-	r = Escalate(dir2, append(approve(ScopeCrossIssue, cand("b")), approve(ScopeIssue, cand("c"))...))
+	r = Escalate(dir2, t.TempDir(), append(approve(ScopeCrossIssue, cand("b")), approve(ScopeIssue, cand("c"))...))
 	if len(r.Written) != 0 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "index") {
 		t.Errorf("got %+v", r)
 	}

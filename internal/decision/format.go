@@ -19,6 +19,11 @@ func DecisionMarker(slug string) string { return markerPrefix + slug + markerSuf
 // SummaryMarker is the hidden line that identifies a session's summary.
 func SummaryMarker(session string) string { return summaryMarkerPrefix + session + markerSuffix }
 
+// SummaryAnchor is how every summary comment starts: the marker line and the
+// "## Session summary" heading. It is also the summary's body when no
+// decision was captured.
+func SummaryAnchor(session string) string { return SummaryMarker(session) + "\n## Session summary\n" }
+
 // Field labels of a decision block, in order.
 var fields = []struct {
 	label string
@@ -41,19 +46,20 @@ func Render(c Candidate) string {
 	return b.String()
 }
 
-// RenderSummary is a session's summary comment: the marker, the heading and,
-// when slugs were captured, a list of them.
+// RenderSummary is a session's summary comment: SummaryAnchor and, when slugs
+// were captured, a "### Captured decisions (N)" heading directly followed by
+// a bullet per slug. Empty slugs are left out.
 func RenderSummary(session string, slugs []string) string {
 	var b strings.Builder
-	b.WriteString(SummaryMarker(session) + "\n## Session summary\n")
+	b.WriteString(SummaryAnchor(session))
 	var kept []string
 	for _, s := range slugs {
-		if strings.TrimSpace(s) != "" {
+		if s != "" {
 			kept = append(kept, s)
 		}
 	}
 	if len(kept) > 0 {
-		fmt.Fprintf(&b, "\n### Captured decisions (%d)\n\n", len(kept))
+		fmt.Fprintf(&b, "\n### Captured decisions (%d)\n", len(kept))
 		for _, s := range kept {
 			fmt.Fprintf(&b, "- %s\n", s)
 		}
@@ -65,7 +71,6 @@ var (
 	headingRE = lazyRE(`^## Decision: ([a-z0-9-]+)\s*$`)
 	anyHeadRE = lazyRE(`^#{1,6}\s`)
 	fieldRE   = lazyRE(`^\*\*([A-Za-z ]+):\*\*\s?(.*)$`)
-	markerRE  = lazyRE(`<!-- claude-issueops:decision:([a-z0-9-]+) -->`)
 	fenceRE   = lazyRE("^\\s{0,3}(```+|~~~+)")
 )
 
@@ -157,15 +162,13 @@ func Parse(text string) []Candidate {
 	return out
 }
 
-// SlugsIn returns the decision slugs recorded in a comment: from markers and
-// from decision blocks, outside fenced code.
+// SlugsIn returns the slugs of the complete decision blocks in a comment,
+// outside fenced code. A marker line alone does not count: like the
+// original tool, a decision is on an issue only when its block parses, all
+// four fields filled.
 func SlugsIn(body string) []string {
-	text := DropFences(body)
 	var out []string
-	for _, m := range markerRE().FindAllStringSubmatch(text, -1) {
-		out = append(out, m[1])
-	}
-	for _, c := range Parse(text) {
+	for _, c := range Parse(body) {
 		out = append(out, c.Slug)
 	}
 	return out

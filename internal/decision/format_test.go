@@ -30,7 +30,7 @@ func TestRenderSummary(t *testing.T) {
 	}{
 		{name: "no slugs", want: "<!-- claude-issueops:session-closer:summary:abc123 -->\n## Session summary\n"},
 		{name: "slugs, blanks dropped", slugs: []string{"use-bin-adapter", "", "isolate-gh"},
-			want: "<!-- claude-issueops:session-closer:summary:abc123 -->\n## Session summary\n\n### Captured decisions (2)\n\n- use-bin-adapter\n- isolate-gh\n"},
+			want: "<!-- claude-issueops:session-closer:summary:abc123 -->\n## Session summary\n\n### Captured decisions (2)\n- use-bin-adapter\n- isolate-gh\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,9 +85,10 @@ func TestParseFieldsAndScope(t *testing.T) {
 
 func TestSlugsIn(t *testing.T) {
 	body := Render(cand("posted-one")) + "\n```\n<!-- claude-issueops:decision:in-code -->\n```\n" +
-		"## Decision: other-tool\n**What:** a\n**Why:** b\n**Alternatives considered:** c\n**Consequences:** d\n"
+		"## Decision: other-tool\n**What:** a\n**Why:** b\n**Alternatives considered:** c\n**Consequences:** d\n" +
+		"<!-- claude-issueops:decision:marker-only -->\n"
 	got := SlugsIn(body)
-	want := []string{"posted-one", "posted-one", "other-tool"}
+	want := []string{"posted-one", "other-tool"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v; want %v", got, want)
 	}

@@ -66,8 +66,9 @@ func BranchIssue(branch string, pattern *regexp.Regexp) int {
 // progress; with none, the branch's issue; with several, the branch's issue
 // when it is one of them, else the branch's issue when there is one, else the
 // candidates to choose from. No issue at all is ErrNoIssue. A tracker failure
-// listing the labelled issues falls back to the branch when it names an
-// issue, and is returned otherwise.
+// listing the labelled issues is returned (an auth problem must not hide
+// behind a guess), with the branch's issue, when it names one, in the
+// Resolution as a candidate (Tier TierBranch) for the caller to offer.
 func Resolve(ctx context.Context, t tracker.Tracker, opts ResolveOptions) (Resolution, error) {
 	if opts.Override > 0 {
 		return Resolution{Issue: opts.Override, Tier: TierOverride}, nil
@@ -79,10 +80,11 @@ func Resolve(ctx context.Context, t tracker.Tracker, opts ResolveOptions) (Resol
 	}
 	issues, err := t.ListIssues(ctx, tracker.ListOptions{State: tracker.StateOpen, Labels: []string{label}})
 	if err != nil {
+		res := Resolution{}
 		if branch > 0 {
-			return Resolution{Issue: branch, Tier: TierBranch}, nil
+			res = Resolution{Issue: branch, Tier: TierBranch}
 		}
-		return Resolution{}, fmt.Errorf("list issues labelled %s: %w", label, err)
+		return res, fmt.Errorf("list issues labelled %s: %w", label, err)
 	}
 	var nums []int
 	for _, is := range issues {

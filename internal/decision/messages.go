@@ -16,6 +16,10 @@ var (
 		JA: "issue #%d の既存コメントを読めなかったため、このセッションの記録だけで重複を確認しました: %s\n%s",
 		EN: "could not read issue #%d's comments, so duplicates were checked against this session's record only: %s\n%s",
 	}
+	msgBranchFallback = i18n.Msg{
+		JA: "作業中の issue を一覧できなかったため、ブランチ名の issue #%d を使います: %s\n%s",
+		EN: "could not list the issues in progress, so the branch's issue #%d is used: %s\n%s",
+	}
 	msgAlreadyPosted = i18n.Msg{
 		JA: "決定 %s は直前に issue #%d へ投稿済みだったため、再投稿しませんでした",
 		EN: "decision %s was already on issue #%d (posted meanwhile); not posted again",

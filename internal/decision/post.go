@@ -45,24 +45,39 @@ func PostedSlugs(ctx context.Context, t tracker.Tracker, issue int) (map[string]
 }
 
 // Filter drops candidates already captured in this session (Tier 1) or
-// already on the issue (Tier 2). When the issue cannot be read it goes on
-// with Tier 1 and reports why in Tier2Err.
+// already on the issue (Tier 2), and keeps everything else as given, a slug
+// given twice included (the session-closer contract's rule; Unique drops
+// repeats). When the issue cannot be read it goes on with Tier 1 and reports
+// why in Tier2Err.
 func Filter(ctx context.Context, t tracker.Tracker, issue int, cands []Candidate, captured []string) DedupResult {
 	var res DedupResult
 	var posted map[string]bool
 	if t != nil && issue > 0 {
 		posted, res.Tier2Err = PostedSlugs(ctx, t, issue)
 	}
-	seen := map[string]bool{}
 	for _, c := range cands {
-		if seen[c.Slug] || slices.Contains(captured, c.Slug) || posted[c.Slug] {
+		if slices.Contains(captured, c.Slug) || posted[c.Slug] {
 			res.Skipped = append(res.Skipped, c.Slug)
 			continue
 		}
-		seen[c.Slug] = true
 		res.Candidates = append(res.Candidates, c)
 	}
 	return res
+}
+
+// Unique keeps the first candidate of each slug and returns the slugs of the
+// repeats it dropped.
+func Unique(cands []Candidate) (kept []Candidate, repeats []string) {
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if seen[c.Slug] {
+			repeats = append(repeats, c.Slug)
+			continue
+		}
+		seen[c.Slug] = true
+		kept = append(kept, c)
+	}
+	return kept, repeats
 }
 
 // PostResult is what Post did.
@@ -94,7 +109,7 @@ func Post(ctx context.Context, t tracker.Tracker, issue int, decisions []UserDec
 	}
 	for _, d := range decisions {
 		slug := d.Candidate.Slug
-		if err := d.Validate(); err != nil {
+		if err := checkPostable(d.Candidate); err != nil {
 			res.Failed = append(res.Failed, Failure{Slug: slug, Error: clip(err.Error(), 200)})
 			continue
 		}
@@ -148,27 +163,27 @@ const (
 
 // PostSummary posts the session's summary comment unless one is there. When
 // the issue cannot be read it does not post blind: it reports view-failed.
-// body, when not empty, replaces the rendered summary (it gets the marker
-// when it lacks it).
+// body, when not empty, is posted as given instead of the rendered summary
+// (secrets redacted). The result's Marker is SummaryAnchor, as the original
+// tool reports it.
 func PostSummary(ctx context.Context, t tracker.Tracker, issue int, session string, slugs []string, body string, lang i18n.Lang) SummaryResult {
 	marker := SummaryMarker(session)
+	anchor := SummaryAnchor(session)
 	comments, err := t.Comments(ctx, issue)
 	if err != nil {
 		return SummaryResult{Skipped: SkipViewFailed, Kind: FailureKind(err), Hint: tracker.Hint(tracker.KindOf(err), lang)}
 	}
 	for _, c := range comments {
 		if strings.Contains(c.Body, marker) {
-			return SummaryResult{Skipped: SkipIdempotent, Marker: marker}
+			return SummaryResult{Skipped: SkipIdempotent, Marker: anchor}
 		}
 	}
 	if body == "" {
 		body = RenderSummary(session, slugs)
-	} else if !strings.Contains(body, marker) {
-		body = marker + "\n" + body
 	}
 	c, err := t.AddComment(ctx, issue, redact.Redact(body))
 	if err != nil {
-		return SummaryResult{Skipped: SkipPostFailed, Marker: marker, Kind: FailureKind(err), Hint: tracker.Hint(tracker.KindOf(err), lang)}
+		return SummaryResult{Skipped: SkipPostFailed, Marker: anchor, Kind: FailureKind(err), Hint: tracker.Hint(tracker.KindOf(err), lang)}
 	}
-	return SummaryResult{Posted: true, Marker: marker, CommentURL: c.URL}
+	return SummaryResult{Posted: true, Marker: anchor, CommentURL: c.URL}
 }

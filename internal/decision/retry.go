@@ -23,7 +23,8 @@ type RetryResult struct {
 }
 
 // Retry posts a session's pending decisions, issue by issue, with the usual
-// deduplication, removes what was posted (or found already posted) from the
+// deduplication (the original tool's pending file of the session is moved
+// into baton's first), removes what was posted (or found already posted) from the
 // pending file and records the posted slugs in the session's state.
 func Retry(ctx context.Context, dir state.Dir, session string, t tracker.Tracker, lang i18n.Lang, now time.Time) ([]RetryResult, error) {
 	unlock, err := LockSession(ctx, dir, session)
@@ -31,6 +32,9 @@ func Retry(ctx context.Context, dir state.Dir, session string, t tracker.Tracker
 		return nil, err
 	}
 	defer unlock()
+	if err := importLegacyPending(dir, session); err != nil {
+		return nil, err
+	}
 	pf, err := LoadPending(dir, session)
 	if err != nil {
 		return nil, err
@@ -89,7 +93,7 @@ func Retry(ctx context.Context, dir state.Dir, session string, t tracker.Tracker
 			}
 			st.CapturedSlugs = appendNew(st.CapturedSlugs, r.Posted...)
 		}
-		if err := RemovePending(dir, session, issue, append(append([]string{}, r.Posted...), r.Skipped...), now); err != nil {
+		if err := RemovePending(dir, session, issue, append(append([]string{}, r.Posted...), r.Skipped...)); err != nil {
 			return append(out, r), err
 		}
 		out = append(out, r)

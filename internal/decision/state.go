@@ -37,8 +37,22 @@ const (
 	KeyOffset       = "last_processed_offset"
 	KeyCaptured     = "captured_slugs"
 	KeyIssue        = "issue_number"
-	corruptTimeForm = "20060102T150405Z"
+	KeySession      = "session_id"
+	// corruptTimeForm names a file moved aside, as the original tool does.
+	corruptTimeForm = "20060102T150405.000000"
 )
+
+// legacyFile is the first of dir's legacy folders (where the original tool
+// kept per-session files) that holds a file called name, or "".
+func legacyFile(dir state.Dir, name string) string {
+	for _, d := range dir.Legacy {
+		p := filepath.Join(d, name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
 
 // StatePath is the state file of session.
 func StatePath(dir state.Dir, session string) string {
@@ -55,7 +69,10 @@ func LoadState(dir state.Dir, session string) (st SessionState, warning string, 
 	path := StatePath(dir, session)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return st, "", nil
+		if path = legacyFile(dir, session+".json"); path == "" {
+			return st, "", nil
+		}
+		b, err = os.ReadFile(path)
 	}
 	if err != nil {
 		return st, "", fmt.Errorf("read session state: %w", err)
@@ -169,9 +186,33 @@ func NewPatch(ranAt time.Time, offset *int64, captured []string) Patch {
 	return p
 }
 
+// patchOrder lists patch's keys in the order they are written to a new
+// state file: the contract's keys in the order the skill sends them, then
+// any others sorted.
+func patchOrder(patch Patch) []string {
+	var keys, rest []string
+	for _, k := range []string{KeySkillRanAt, KeyOffset, KeyCaptured, KeyIssue} {
+		if _, ok := patch[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	for k := range patch {
+		if !slices.Contains(keys, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(keys, rest...)
+}
+
 // CommitState merges patch into the session's state file under its lock and
-// writes it atomically. A corrupt file is moved aside to
-// <name>.corrupt-<timestamp> first and reported in warning.
+// writes it atomically, as the original tool does: the keys there keep their
+// order and values, session_id is set, and the patch's keys replace theirs
+// (captured_slugs are added to the ones recorded). A new file holds exactly
+// session_id and the patch. When baton has no file for the session yet but
+// the original tool has one, that file's keys are the starting point. A
+// corrupt file is moved aside to <name>.corrupt-<timestamp> first and
+// reported in warning.
 func CommitState(dir state.Dir, session string, patch Patch, now time.Time) (path, warning string, err error) {
 	if err := CheckSessionID(session); err != nil {
 		return "", "", err
@@ -185,31 +226,42 @@ func CommitState(dir state.Dir, session string, patch Patch, now time.Time) (pat
 	}
 	path = StatePath(dir, session)
 	err = atomicfile.Update(path, 0o600, func(old []byte) ([]byte, error) {
-		var st SessionState
+		if old == nil {
+			if legacy := legacyFile(dir, session+".json"); legacy != "" {
+				if b, err := os.ReadFile(legacy); err == nil {
+					if _, derr := decodeObject(b); derr == nil {
+						old = b
+					}
+				}
+			}
+		}
+		obj := &object{}
 		if len(bytes.TrimSpace(old)) > 0 {
 			var derr error
-			st, derr = decodeState(old)
-			if derr != nil {
+			if obj, derr = decodeObject(old); derr != nil {
 				aside := path + ".corrupt-" + now.UTC().Format(corruptTimeForm)
 				if err := os.Rename(path, aside); err != nil {
 					return nil, fmt.Errorf("move corrupt session state aside: %w", err)
 				}
 				warning = fmt.Sprintf("session state %s was corrupt (%v); moved it to %s", path, derr, aside)
-				st = SessionState{}
+				obj = &object{}
 			}
 		}
-		keys := make([]string, 0, len(patch))
-		for k := range patch {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			if err := st.set(k, patch[k], true); err != nil {
-				return nil, err
+		sid, _ := json.Marshal(session)
+		obj.set(KeySession, sid)
+		for _, k := range patchOrder(patch) {
+			v := patch[k]
+			if k == KeyCaptured {
+				var had, add []string
+				if json.Unmarshal(obj.get(k), &had) != nil {
+					had = nil
+				}
+				json.Unmarshal(v, &add)
+				v, _ = json.Marshal(appendNew(had, add...))
 			}
+			obj.set(k, v)
 		}
-		b, err := json.MarshalIndent(st, "", "  ")
-		return append(b, '\n'), err
+		return obj.encode()
 	})
 	if err != nil {
 		return "", warning, fmt.Errorf("commit session state: %w", err)

@@ -49,6 +49,7 @@ func TestCommitState(t *testing.T) {
 		"last_processed_offset": 120.0,
 		"captured_slugs":        []any{"a", "b", "c"},
 		"custom":                "kept",
+		"session_id":            "s1",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("state: got %v; want %v", got, want)
@@ -102,7 +103,7 @@ func TestCorruptStateMovedAside(t *testing.T) {
 	}
 	off := int64(5)
 	_, w, err = CommitState(dir, "s1", NewPatch(fixedNow, &off, []string{"x"}), fixedNow)
-	aside := path + ".corrupt-20260426T053000Z"
+	aside := path + ".corrupt-20260426T053000.000000"
 	if err != nil || !strings.Contains(w, aside) {
 		t.Fatalf("commit: %v, warning %q; want one naming %s", err, w, aside)
 	}
@@ -129,10 +130,10 @@ func TestPending(t *testing.T) {
 		t.Fatalf("pending file: %v", m)
 	}
 	e0 := m["entries"].([]any)[0].(map[string]any)
-	if e0["saved_at"] != "2026-04-26T05:30:00Z" || e0["issue_number"] != 8.0 {
+	if e0["saved_at"] != "2026-04-26T05:30:00+00:00" || e0["issue_number"] != 8.0 {
 		t.Errorf("first entry: %v", e0)
 	}
-	if err := RemovePending(dir, "s1", 8, []string{"a"}, fixedNow); err != nil {
+	if err := RemovePending(dir, "s1", 8, []string{"a"}); err != nil {
 		t.Fatal(err)
 	}
 	pf, _ := LoadPending(dir, "s1")
@@ -145,12 +146,15 @@ func TestPending(t *testing.T) {
 	if !reflect.DeepEqual(left, []string{"b", "c"}) {
 		t.Errorf("after removing a: %v; want [b c]", left)
 	}
-	RemovePending(dir, "s1", 8, []string{"b"}, fixedNow)
-	RemovePending(dir, "s1", 9, []string{"c"}, fixedNow)
+	RemovePending(dir, "s1", 8, []string{"b"})
+	RemovePending(dir, "s1", 9, []string{"c"})
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("empty pending file still there: %v", err)
 	}
-	if _, _, err := SavePending(dir, "s1", 8, []UserDecision{{Candidate: cand("a"), FinalScope: "global"}}, fixedNow); !errors.Is(err, ErrInvalid) {
-		t.Errorf("bad scope: got %v; want ErrInvalid", err)
+	if _, _, err := SavePending(dir, "s1", 0, ds, fixedNow); !errors.Is(err, ErrInvalid) {
+		t.Errorf("no issue: got %v; want ErrInvalid", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a refused save wrote the file: %v", err)
 	}
 }

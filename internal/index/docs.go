@@ -95,22 +95,30 @@ func layerDoc(l layerFile, route string, line []byte, off int64) *doc {
 	}
 }
 
-// pendingFile is sessions/<id>.pending-decisions.json.
+// pendingFile is sessions/<id>.pending-decisions.json, in the original
+// tool's shape (flat decisions with a scope, the issue at the top, an entry's
+// own issue when it differs) or the one earlier baton versions wrote (a
+// candidate and a final_scope per decision, the issue per entry).
 type pendingFile struct {
+	Issue   int `json:"issue_number"`
 	Entries []struct {
 		SavedAt   string `json:"saved_at"`
 		Issue     int    `json:"issue_number"`
 		Decisions []struct {
-			Candidate struct {
-				Slug         string `json:"slug"`
-				What         string `json:"what"`
-				Why          string `json:"why"`
-				Alternatives string `json:"alternatives"`
-				Consequences string `json:"consequences"`
-			} `json:"candidate"`
-			FinalScope string `json:"final_scope"`
+			pendingDecision
+			Candidate  *pendingDecision `json:"candidate"`
+			Scope      string           `json:"scope"`
+			FinalScope string           `json:"final_scope"`
 		} `json:"decisions"`
 	} `json:"entries"`
+}
+
+type pendingDecision struct {
+	Slug         string `json:"slug"`
+	What         string `json:"what"`
+	Why          string `json:"why"`
+	Alternatives string `json:"alternatives"`
+	Consequences string `json:"consequences"`
 }
 
 func pendingDocs(path string, data []byte) []*doc {
@@ -122,11 +130,18 @@ func pendingDocs(path string, data []byte) []*doc {
 	var out []*doc
 	for i, e := range pf.Entries {
 		ts, _ := time.Parse(time.RFC3339, e.SavedAt)
+		issue := e.Issue
+		if issue == 0 {
+			issue = pf.Issue
+		}
 		for j, d := range e.Decisions {
-			c := d.Candidate
+			c, scope := d.pendingDecision, d.Scope
+			if d.Candidate != nil {
+				c, scope = *d.Candidate, d.FinalScope
+			}
 			out = append(out, &doc{kind: KindDecision, source: path, ref: fmt.Sprintf("%s:%d:%d", path, i, j),
-				session: session, ts: ts, issue: e.Issue, event: "pending", title: c.Slug,
-				body: joinLines(c.What, c.Why, c.Alternatives, c.Consequences, d.FinalScope)})
+				session: session, ts: ts, issue: issue, event: "pending", title: c.Slug,
+				body: joinLines(c.What, c.Why, c.Alternatives, c.Consequences, scope)})
 		}
 	}
 	return out

@@ -5,10 +5,15 @@
 // extract, which runs the configured extractor). The skill asks the person;
 // this package only does what it is told, with the decision package.
 //
+// It is a drop-in for claude-issueops' bin/session_closer.py: the same
+// requests are accepted and answered with the same fields, error kinds and
+// side effects (comments, state, pending and memory files), with baton's
+// additions listed in the README's session-closer section.
+//
 // Whatever the input, Run writes one valid JSON response: bad requests,
 // failures and panics become {"ok": false, "error": {...}} with one of the
-// kinds transcript-missing, issue-resolution, gh-failure, extractor-parse or
-// internal.
+// kinds transcript-missing, issue-resolution, gh-failure, extractor-parse,
+// target-resolution, invalid-target-spec or internal.
 package sessioncloser
 
 import (
@@ -18,8 +23,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,7 +59,14 @@ const (
 	KindGHFailure         = "gh-failure"
 	KindExtractorParse    = "extractor-parse"
 	KindInternal          = "internal"
+	// A resolve-issue request's target that names no issue, or that cannot
+	// be read.
+	KindTargetResolution  = "target-resolution"
+	KindInvalidTargetSpec = "invalid-target-spec"
 )
+
+// MetaLabel marks the meta issues a resolve-issue target "meta" picks from.
+const MetaLabel = "type:meta"
 
 // Env is what Run needs from the process.
 type Env struct {
@@ -63,6 +79,11 @@ type Env struct {
 	Tracker func(ctx context.Context, projectDir string) (tracker.Tracker, func() error, error)
 	// Extractor builds the configured extractor (extract only).
 	Extractor func(cfg *config.Config, dir state.Dir) (decision.Extractor, *decision.Budget)
+	// Subcommand is the one named on the command line, if any: it must be
+	// the request's, and stands for it when the request names none.
+	Subcommand string
+	// ArgError is a command-line mistake, answered as a JSON error.
+	ArgError error
 }
 
 // Response is the contract's output.
@@ -80,6 +101,9 @@ type ErrorOut struct {
 	Message       string `json:"message"`
 	GHFailureKind string `json:"gh_failure_kind,omitempty"`
 	Hint          string `json:"hint,omitempty"`
+	// BranchIssueNumber is, when resolve-issue could not list the issues
+	// in progress, the issue the branch names: a candidate to offer.
+	BranchIssueNumber int `json:"branch_issue_number,omitempty"`
 }
 
 // request holds the fields every subcommand may use; each reads its own.
@@ -92,10 +116,14 @@ type request struct {
 	TranscriptPath string `json:"transcript_path"`
 	Offset         int64  `json:"offset"`
 	MaxBytes       int    `json:"max_bytes"`
+	// Format "text" asks read-transcript for a readable rendering of the
+	// messages instead of the raw lines.
+	Format string `json:"format"`
 
-	Branch              string `json:"branch"`
-	IssueNumber         int    `json:"issue_number"`
-	IssueNumberOverride int    `json:"issue_number_override"`
+	Branch              string  `json:"branch"`
+	IssueNumber         int     `json:"issue_number"`
+	IssueNumberOverride int     `json:"issue_number_override"`
+	Target              *string `json:"target"`
 
 	Candidates    []decision.Candidate    `json:"candidates"`
 	CapturedSlugs []string                `json:"captured_slugs"`
@@ -105,6 +133,10 @@ type request struct {
 	CapturedSlugsTotal []json.RawMessage `json:"captured_slugs_total"`
 	Body               string            `json:"body"`
 	ProjectMemoryDir   string            `json:"project_memory_dir"`
+
+	// raw holds the request's fields as given, to tell a missing field
+	// from an empty one.
+	raw map[string]json.RawMessage
 }
 
 // failure is an error with its contract kind.
@@ -139,6 +171,9 @@ func handle(ctx context.Context, in io.Reader, env Env) (resp Response) {
 			resp = errorResponse(fmt.Errorf("panic: %v: %s", r, firstLine(string(debug.Stack()))), i18n.EN)
 		}
 	}()
+	if env.ArgError != nil {
+		return errorResponse(fail(KindInternal, "%v", env.ArgError), i18n.EN)
+	}
 	data, err := io.ReadAll(io.LimitReader(in, MaxRequest+1))
 	if err != nil {
 		return errorResponse(fail(KindInternal, "read request: %v", err), i18n.EN)
@@ -149,6 +184,13 @@ func handle(ctx context.Context, in io.Reader, env Env) (resp Response) {
 	req, err := decode(data)
 	if err != nil {
 		return errorResponse(err, i18n.EN)
+	}
+	if sub := env.Subcommand; sub != "" {
+		if req.Subcommand == "" {
+			req.Subcommand = sub
+		} else if req.Subcommand != sub {
+			return errorResponse(fail(KindInternal, "the command line names subcommand %q but the request %q", sub, req.Subcommand), i18n.EN)
+		}
 	}
 	s := &session{env: env, req: req}
 	if err := s.setup(); err != nil {
@@ -172,7 +214,7 @@ func decode(data []byte) (*request, error) {
 	if raw, ok := head["schema_version"]; !ok || json.Unmarshal(raw, &v) != nil || v != SchemaVersion {
 		return nil, fail(KindInternal, "schema_version mismatch: got %s, want %d", strings.TrimSpace(string(head["schema_version"])), SchemaVersion)
 	}
-	req := &request{}
+	req := &request{raw: head}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(req); err != nil {
 		var te *json.UnmarshalTypeError
@@ -211,7 +253,16 @@ func (s *session) setup() error {
 		project = wd
 	}
 	if !filepath.IsAbs(project) {
-		return fail(KindInternal, "project_dir %q is not an absolute path", project)
+		// As the original: relative to the working directory.
+		wd, err := s.env.Getwd()
+		if err != nil {
+			return fail(KindInternal, "working directory: %v", err)
+		}
+		project = filepath.Join(wd, project)
+	}
+	// Never create a project folder: a path that names none is a mistake.
+	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
+		return fail(KindInternal, "project_dir %q does not exist or is not a folder", project)
 	}
 	s.project = project
 	if repo, err := gitrepo.Find(project); err == nil {
@@ -226,12 +277,69 @@ func (s *session) setup() error {
 	}
 	s.cfg = cfg
 	s.lang = cfg.Language(s.env.Getenv)
+	if s.needsSession() {
+		if err := s.require("session_id"); err != nil {
+			return err
+		}
+	}
 	if s.req.SessionID != "" || s.needsSession() {
 		if err := decision.CheckSessionID(s.req.SessionID); err != nil {
 			return fail(KindInternal, "%v", err)
 		}
 	}
 	return nil
+}
+
+// require fails, as the original does, when a field is absent.
+func (s *session) require(names ...string) error {
+	for _, n := range names {
+		if _, ok := s.req.raw[n]; !ok {
+			return fail(KindInternal, "missing required field: '%s'", n)
+		}
+	}
+	return nil
+}
+
+// candidateFields are the keys a candidate must have.
+var candidateFields = []string{"slug", "what", "why", "alternatives", "consequences", "scope_hint"}
+
+// requireItems fails when an element of the list field holds no key of
+// names, or (inner != "") no inner object with the keys of innerNames.
+func (s *session) requireItems(field string, names []string, inner string, innerNames []string) error {
+	raw, ok := s.req.raw[field]
+	if !ok || string(raw) == "null" {
+		return nil
+	}
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return fail(KindInternal, "field %s: want a list of objects: %v", field, err)
+	}
+	for _, it := range items {
+		for _, n := range names {
+			if _, ok := it[n]; !ok {
+				return fail(KindInternal, "missing required field: '%s'", n)
+			}
+		}
+		if inner != "" {
+			var in map[string]json.RawMessage
+			if err := json.Unmarshal(it[inner], &in); err != nil || in == nil {
+				return fail(KindInternal, "field %s.%s: want an object", field, inner)
+			}
+			for _, n := range innerNames {
+				if _, ok := in[n]; !ok {
+					return fail(KindInternal, "missing required field: '%s'", n)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// requireDecisions checks the decisions field's shape: each a candidate with
+// every field, and a final_scope (any value: only "cross-issue" means
+// anything, as in the original).
+func (s *session) requireDecisions() error {
+	return s.requireItems("decisions", []string{"candidate", "final_scope"}, "candidate", candidateFields)
 }
 
 func (s *session) worktree() string {
@@ -243,7 +351,7 @@ func (s *session) worktree() string {
 
 func (s *session) needsSession() bool {
 	switch s.req.Subcommand {
-	case "commit-state", "save-pending", "summary", "post-decisions":
+	case "commit-state", "save-pending", "summary":
 		return true
 	}
 	return false
@@ -311,6 +419,9 @@ func (s *session) transcriptPath() (string, error) {
 	return filepath.Join(claudecode.TranscriptDir(s.env.Getenv("HOME"), s.project), s.req.SessionID+".jsonl"), nil
 }
 
+// readTranscript answers the raw bytes of the complete lines from offset,
+// whatever they hold (what the skill hands to the model), secrets redacted;
+// with "format": "text", a readable rendering of the messages instead.
 func (s *session) readTranscript(ctx context.Context) (any, error) {
 	path, err := s.transcriptPath()
 	if err != nil {
@@ -321,15 +432,39 @@ func (s *session) readTranscript(ctx context.Context) (any, error) {
 		limit = DefaultReadBytes
 	}
 	offset := s.req.Offset
-	ex, end, more, err := decision.ReadExcerpt(ctx, path, offset, limit)
-	if errors.Is(err, transcript.ErrOffset) {
-		s.warn(fmt.Sprintf("offset %d is outside the transcript (replaced or truncated?); read from the start", offset))
-		ex, end, more, err = decision.ReadExcerpt(ctx, path, 0, limit)
+	var content string
+	var end int64
+	var more bool
+	switch s.req.Format {
+	case "", "raw":
+		var data []byte
+		data, end, more, err = transcript.ReadRaw(path, offset, limit)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s", decision.ErrTranscriptMissing, path)
+		}
+		if err != nil {
+			return nil, fail(KindInternal, "%v", err)
+		}
+		content = string(data)
+	case "text":
+		var ex decision.Excerpt
+		ex, end, more, err = decision.ReadExcerpt(ctx, path, offset, limit)
+		if errors.Is(err, transcript.ErrOffset) {
+			ex, end, more, err = decision.Excerpt{}, offset, false, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		content = ex.Conversation
+	default:
+		return nil, fail(KindInternal, "format %q: want raw or text", s.req.Format)
 	}
-	if err != nil {
-		return nil, err
+	if end == offset && offset > 0 {
+		if fi, err := os.Stat(path); err == nil && fi.Size() < offset {
+			s.warn(fmt.Sprintf("offset %d is past the end of the transcript (%d bytes): was it replaced or truncated?", offset, fi.Size()))
+		}
 	}
-	res := map[string]any{"content": redact.Redact(ex.Conversation), "end_offset": end}
+	res := map[string]any{"content": redact.Redact(content), "end_offset": end}
 	if more {
 		res["more"] = true
 	}
@@ -353,6 +488,9 @@ func (s *session) extract(ctx context.Context) (any, error) {
 }
 
 func (s *session) resolveIssue(ctx context.Context) (any, error) {
+	if s.req.Target != nil {
+		return s.resolveTarget(ctx, *s.req.Target)
+	}
 	t, err := s.tracker(ctx)
 	if err != nil {
 		return nil, err
@@ -372,44 +510,101 @@ func (s *session) resolveIssue(ctx context.Context) (any, error) {
 		Pattern:  s.cfg.DecisionsBranchPattern(),
 	})
 	if err != nil {
+		if res.Issue > 0 {
+			return nil, &branchCandidate{issue: res.Issue, err: err}
+		}
 		return nil, err
 	}
 	return res, nil
 }
 
+// branchCandidate is a failure to list the issues in progress, with the
+// issue the branch names.
+type branchCandidate struct {
+	issue int
+	err   error
+}
+
+func (b *branchCandidate) Error() string { return b.err.Error() }
+func (b *branchCandidate) Unwrap() error { return b.err }
+
+// resolveTarget answers a target as the original's --target does: "issue:N"
+// is issue N; "meta" is the one open issue labelled type:meta (several: the
+// candidates to choose from; none: a target-resolution error).
+func (s *session) resolveTarget(ctx context.Context, target string) (any, error) {
+	if n, ok := strings.CutPrefix(target, "issue:"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v > 0 && n[0] >= '1' && n[0] <= '9' {
+			return decision.Resolution{Issue: v, Tier: "target"}, nil
+		}
+	}
+	if target != "meta" {
+		return nil, fail(KindInvalidTargetSpec, "invalid target spec: %q (expected 'meta' or 'issue:<int>')", target)
+	}
+	t, err := s.tracker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	issues, err := t.ListIssues(ctx, tracker.ListOptions{State: tracker.StateOpen, Labels: []string{MetaLabel}})
+	if err != nil {
+		return nil, fmt.Errorf("list issues labelled %s: %w", MetaLabel, err)
+	}
+	var nums []int
+	for _, is := range issues {
+		nums = append(nums, is.Number)
+	}
+	slices.Sort(nums)
+	switch len(nums) {
+	case 0:
+		return nil, &targetMissing{label: MetaLabel}
+	case 1:
+		return decision.Resolution{Issue: nums[0], Tier: "target"}, nil
+	}
+	return decision.Resolution{Ambiguous: nums}, nil
+}
+
+// targetMissing is a "meta" target with no open meta issue.
+type targetMissing struct{ label string }
+
+func (e *targetMissing) Error() string {
+	return "no open Meta issues found (none is labelled " + e.label + ")"
+}
+
+var msgTargetHint = i18n.Msg{
+	JA: "Meta Issue（ラベル type:meta）を起票するか、target なしで実行して通常の解決（作業中ラベル → ブランチ名）を使ってください",
+	EN: "Open a Meta issue (label type:meta), or run without a target to use the usual resolution (in-progress label, then the branch name)",
+}
+
+// requireIssue fails when issue_number is absent, as the original does, or
+// names no issue.
 func (s *session) requireIssue() error {
+	if err := s.require("issue_number"); err != nil {
+		return err
+	}
 	if s.req.IssueNumber <= 0 {
 		return fail(KindInternal, "issue_number must be a positive integer")
 	}
 	return nil
 }
 
-// validCandidates drops invalid candidates with a warning each.
-func (s *session) validCandidates(cs []decision.Candidate) []decision.Candidate {
-	var out []decision.Candidate
-	for _, c := range cs {
-		if err := c.Validate(); err != nil {
-			s.warn("dropped candidate: " + err.Error())
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
+// filterDedup keeps the candidates not captured in this session (Tier 1)
+// and not on the issue as a complete decision block (Tier 2), as given: a
+// slug that is not kebab-case and a slug given twice pass through, as in the
+// original. A candidate without one of its fields is an error.
 func (s *session) filterDedup(ctx context.Context) (any, error) {
 	if err := s.requireIssue(); err != nil {
 		return nil, err
 	}
-	cands := s.validCandidates(s.req.Candidates)
+	if err := s.requireItems("candidates", candidateFields, "", nil); err != nil {
+		return nil, err
+	}
 	t, err := s.tracker(ctx)
 	var dd decision.DedupResult
 	if err != nil {
 		// Without a tracker, Tier 1 only.
-		dd = decision.Filter(ctx, nil, 0, cands, s.req.CapturedSlugs)
+		dd = decision.Filter(ctx, nil, 0, s.req.Candidates, s.req.CapturedSlugs)
 		dd.Tier2Err = err
 	} else {
-		dd = decision.Filter(ctx, t, s.req.IssueNumber, cands, s.req.CapturedSlugs)
+		dd = decision.Filter(ctx, t, s.req.IssueNumber, s.req.Candidates, s.req.CapturedSlugs)
 	}
 	res := map[string]any{"candidates": nonNilC(dd.Candidates)}
 	if dd.Tier2Err != nil {
@@ -419,39 +614,35 @@ func (s *session) filterDedup(ctx context.Context) (any, error) {
 	return res, nil
 }
 
-func (s *session) validDecisions() ([]decision.UserDecision, error) {
-	for _, d := range s.req.Decisions {
-		if err := d.Validate(); err != nil {
-			return nil, fail(KindInternal, "%v", err)
-		}
-	}
-	return s.req.Decisions, nil
-}
-
+// postDecisions posts one comment per decision. A decision that cannot be
+// posted (a slug that is not kebab-case, an empty field) is reported in
+// failed, like a tracker failure. session_id is optional, as in the
+// original; with one, the posts are serialised with the session's other
+// writers and logged under it.
 func (s *session) postDecisions(ctx context.Context) (any, error) {
 	if err := s.requireIssue(); err != nil {
 		return nil, err
 	}
-	ds, err := s.validDecisions()
-	if err != nil {
+	if err := s.requireDecisions(); err != nil {
 		return nil, err
 	}
+	ds := s.req.Decisions
 	t, err := s.tracker(ctx)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := decision.LockSession(ctx, s.dir, s.req.SessionID)
-	if err != nil {
-		return nil, fail(KindInternal, "%v", err)
+	if s.req.SessionID != "" {
+		unlock, err := decision.LockSession(ctx, s.dir, s.req.SessionID)
+		if err != nil {
+			return nil, fail(KindInternal, "%v", err)
+		}
+		defer unlock()
 	}
-	defer unlock()
 	pr := decision.Post(ctx, t, s.req.IssueNumber, ds, s.lang)
 	var posted []decision.UserDecision
 	for _, d := range ds {
-		for _, p := range pr.Posted {
-			if d.Candidate.Slug == p {
-				posted = append(posted, d)
-			}
+		if slices.Contains(pr.Posted, d.Candidate.Slug) && !containsDecision(posted, d.Candidate.Slug) {
+			posted = append(posted, d)
 		}
 	}
 	if err := decision.LogApproved(s.dir, s.req.SessionID, s.req.IssueNumber, posted, s.env.Now()); err != nil {
@@ -463,6 +654,15 @@ func (s *session) postDecisions(ctx context.Context) (any, error) {
 		res["gh_hint"] = pr.LastHint
 	}
 	return res, nil
+}
+
+func containsDecision(ds []decision.UserDecision, slug string) bool {
+	for _, d := range ds {
+		if d.Candidate.Slug == slug {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *session) commitState() (any, error) {
@@ -481,10 +681,11 @@ func (s *session) summary(ctx context.Context) (any, error) {
 	if err := s.requireIssue(); err != nil {
 		return nil, err
 	}
+	// As the original: strings only, empty ones dropped.
 	var slugs []string
 	for _, raw := range s.req.CapturedSlugsTotal {
 		var v string
-		if json.Unmarshal(raw, &v) == nil && strings.TrimSpace(v) != "" {
+		if json.Unmarshal(raw, &v) == nil && v != "" {
 			slugs = append(slugs, v)
 		}
 	}
@@ -495,7 +696,13 @@ func (s *session) summary(ctx context.Context) (any, error) {
 	return decision.PostSummary(ctx, t, s.req.IssueNumber, s.req.SessionID, slugs, s.req.Body, s.lang), nil
 }
 
+// escalate writes the cross-issue decisions to the agent memory folder:
+// project_memory_dir, else the configured one, else Claude Code's for the
+// project.
 func (s *session) escalate() (any, error) {
+	if err := s.requireDecisions(); err != nil {
+		return nil, err
+	}
 	dir := s.req.ProjectMemoryDir
 	if dir == "" {
 		dir = s.cfg.Decisions.MemoryDir
@@ -503,19 +710,19 @@ func (s *session) escalate() (any, error) {
 	if dir == "" {
 		dir = claudecode.MemoryDir(s.env.Getenv("HOME"), s.project)
 	}
-	for _, d := range s.req.Decisions {
-		if !decision.ValidSlug(d.Candidate.Slug) {
-			return nil, fail(KindInternal, "decision slug %q is not kebab-case", d.Candidate.Slug)
-		}
-	}
-	return decision.Escalate(dir, s.req.Decisions), nil
+	return decision.Escalate(dir, s.dir.Locks(), s.req.Decisions), nil
 }
 
+// savePending keeps decisions that could not be posted. issue_number is
+// required: decisions stored without one could never be posted.
 func (s *session) savePending() (any, error) {
-	ds, err := s.validDecisions()
-	if err != nil {
+	if err := s.requireIssue(); err != nil {
 		return nil, err
 	}
+	if err := s.requireDecisions(); err != nil {
+		return nil, err
+	}
+	ds := s.req.Decisions
 	path, w, err := decision.SavePending(s.dir, s.req.SessionID, s.req.IssueNumber, ds, s.env.Now())
 	s.warn(w)
 	if err != nil {
@@ -532,9 +739,17 @@ func errorResponse(err error, lang i18n.Lang) Response {
 	out := &ErrorOut{Kind: KindInternal, Message: tracker.Summary(err)}
 	var f *failure
 	var te *tracker.Error
+	var tm *targetMissing
+	var bc *branchCandidate
+	if errors.As(err, &bc) {
+		out.BranchIssueNumber = bc.issue
+	}
 	switch {
 	case errors.As(err, &f):
 		out.Kind = f.kind
+	case errors.As(err, &tm):
+		out.Kind = KindTargetResolution
+		out.Hint = msgTargetHint.In(lang)
 	case errors.Is(err, decision.ErrTranscriptMissing):
 		out.Kind = KindTranscriptMissing
 	case errors.Is(err, decision.ErrNoIssue):

@@ -121,10 +121,11 @@ func TestBadRequests(t *testing.T) {
 		{"unknown subcommand", h.req("explode", ""), `unknown subcommand "explode"`},
 		{"missing subcommand", `{"schema_version":1,"project_dir":"/tmp"}`, "subcommand is missing"},
 		{"wrong type", h.req("read-transcript", `"offset":"12"`), "field offset"},
-		{"relative project", `{"schema_version":1,"subcommand":"commit-state","session_id":"a","project_dir":"rel"}`, "not an absolute path"},
+		{"relative project that does not exist", `{"schema_version":1,"subcommand":"commit-state","session_id":"a","project_dir":"rel"}`, "does not exist"},
+		{"project that does not exist", `{"schema_version":1,"subcommand":"commit-state","session_id":"a","project_dir":"/nonexistent/baton-project","patch":{}}`, "does not exist"},
 		{"bad session", `{"schema_version":1,"subcommand":"commit-state","session_id":"../../etc","project_dir":"/tmp","patch":{}}`, "invalid"},
 		{"huge", huge, "larger than"},
-		{"bad candidate in post", h.req("post-decisions", `"issue_number":1,"decisions":[{"candidate":{"slug":"Bad Slug"},"final_scope":"issue"}]`), "invalid"},
+		{"bad candidate in post", h.req("post-decisions", `"issue_number":1,"decisions":[{"candidate":{"slug":"Bad Slug"},"final_scope":"issue"}]`), "missing required field: 'what'"},
 		{"missing issue", h.req("post-decisions", `"decisions":[]`), "issue_number"},
 		{"missing patch", h.req("commit-state", ""), "patch is missing"},
 	}
@@ -162,12 +163,13 @@ func TestReadTranscript(t *testing.T) {
 	if !strings.Contains(content, "hello") || strings.Contains(content, "ghp_abcdefghijklmnopqrstuvwxyz0123456789") {
 		t.Errorf("content not as expected or not redacted: %q", content)
 	}
+	// The bytes from offset, as given: the skill hands back end_offset.
 	r = result(t, h.call(h.req("read-transcript", `"transcript_path":`+jsonStr(path)+`,"offset":5`)))
-	if strings.Contains(r["content"].(string), "hello") {
-		t.Errorf("from inside line 1: %q", r["content"])
+	if c := r["content"].(string); !strings.HasPrefix(c, line1[5:]) || r["end_offset"] != float64(len(line1+line2)) {
+		t.Errorf("from inside line 1: %v", r)
 	}
 	m := h.call(h.req("read-transcript", `"transcript_path":`+jsonStr(path)+`,"offset":99999`))
-	if r := result(t, m); r["end_offset"] != float64(len(line1+line2)) || len(m["warnings"].([]any)) != 1 {
+	if r := result(t, m); r["end_offset"] != 99999.0 || r["content"] != "" || len(m["warnings"].([]any)) != 1 {
 		t.Errorf("offset past the end: %v", m)
 	}
 	r = result(t, h.call(h.req("read-transcript", `"transcript_path":`+jsonStr(path)+`,"offset":0,"max_bytes":10`)))
@@ -256,11 +258,11 @@ func TestContractFlow(t *testing.T) {
 
 	// summary: posted once, then idempotent; view failure does not post.
 	r = result(t, h.call(h.req("summary", `"issue_number":1,"captured_slugs_total":["second-one","",3]`)))
-	if r["posted"] != true || r["marker"] != "<!-- claude-issueops:session-closer:summary:abc123 -->" || !strings.Contains(r["comment_url"].(string), "issuecomment") {
+	if r["posted"] != true || r["marker"] != "<!-- claude-issueops:session-closer:summary:abc123 -->\n## Session summary\n" || !strings.Contains(r["comment_url"].(string), "issuecomment") {
 		t.Errorf("summary: %v", r)
 	}
 	comments := h.srv.Comments(1)
-	if last := comments[len(comments)-1].Body; !strings.Contains(last, "### Captured decisions (1)\n\n- second-one\n") {
+	if last := comments[len(comments)-1].Body; !strings.Contains(last, "### Captured decisions (1)\n- second-one\n") {
 		t.Errorf("summary body: %q", last)
 	}
 	r = result(t, h.call(h.req("summary", `"issue_number":1,"captured_slugs_total":["second-one"]`)))

@@ -27,17 +27,31 @@ const ExcludePattern = RelDir + "/"
 type Dir struct {
 	// Root is the state folder's absolute path.
 	Root string
+	// Legacy are the folders where claude-issueops, the tool baton's
+	// decision capture replaces, kept its per-session files
+	// (<project>/session-state/): read, so switching loses nothing.
+	Legacy []string
 }
+
+// LegacyRelDir is the original decision-capture tool's per-session folder,
+// relative to the project folder.
+const LegacyRelDir = "session-state"
 
 // For returns the state folder of repo: it lives in the main worktree so every
 // worktree of the repository shares one journal.
 func For(repo gitrepo.Repo) Dir {
-	return Dir{Root: filepath.Join(repo.Main, RelDir)}
+	d := Dir{Root: filepath.Join(repo.Main, RelDir)}
+	for _, w := range []string{repo.Worktree, repo.Main} {
+		if l := filepath.Join(w, LegacyRelDir); w != "" && (len(d.Legacy) == 0 || d.Legacy[0] != l) {
+			d.Legacy = append(d.Legacy, l)
+		}
+	}
+	return d
 }
 
 // At returns the state folder of a project folder that is not a git worktree.
 func At(projectDir string) Dir {
-	return Dir{Root: filepath.Join(projectDir, RelDir)}
+	return Dir{Root: filepath.Join(projectDir, RelDir), Legacy: []string{filepath.Join(projectDir, LegacyRelDir)}}
 }
 
 func (d Dir) Journal() string  { return filepath.Join(d.Root, "auto.jsonl") }
@@ -85,6 +99,10 @@ func (d Dir) CurrentOf(worktree, main string) string {
 	}
 	return filepath.Join(d.WorktreeDir(worktree), "current.md")
 }
+
+// Locks holds lock files for files kept outside the state folder (the agent
+// memory index), so their folders hold only what belongs there.
+func (d Dir) Locks() string { return filepath.Join(d.Root, "locks") }
 
 // UserLog is the log used when no repository's state folder is writable:
 // ${XDG_STATE_HOME:-~/.local/state}/baton/baton.log.

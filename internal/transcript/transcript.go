@@ -306,3 +306,69 @@ func cut(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// ReadRaw returns the bytes of the complete lines of the file at path from
+// the byte offset from, whatever they hold, and the offset just past them.
+// It stops after the line that reaches limit bytes (limit <= 0: no limit;
+// a first line longer than limit is returned whole, up to MaxLine, so a
+// reader always moves on) and reports more when complete lines are left.
+// Bytes after the last newline are a line still being written: left for
+// the next read. An offset past the end returns nothing and from itself; a
+// missing file wraps fs.ErrNotExist.
+func ReadRaw(path string, from int64, limit int) (data []byte, end int64, more bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, from, false, fmt.Errorf("read transcript: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, from, false, fmt.Errorf("read transcript: %w", err)
+	}
+	if from < 0 {
+		return nil, from, false, fmt.Errorf("read transcript %s from %d: %w", path, from, ErrOffset)
+	}
+	if from >= fi.Size() {
+		return nil, from, false, nil
+	}
+	avail := fi.Size() - from
+	want := avail
+	if limit > 0 && int64(limit) < want {
+		want = int64(limit)
+	}
+	buf := make([]byte, want)
+	n, err := f.ReadAt(buf, from)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, from, false, fmt.Errorf("read transcript: %w", err)
+	}
+	buf = buf[:n]
+	cut := bytes.LastIndexByte(buf, '\n')
+	if cut < 0 && int64(n) < avail {
+		// One line longer than limit: read on to its end.
+		for cut < 0 && int64(len(buf)) < avail && len(buf) < MaxLine {
+			chunk := make([]byte, min(avail-int64(len(buf)), bufferSize))
+			m, rerr := f.ReadAt(chunk, from+int64(len(buf)))
+			if i := bytes.IndexByte(chunk[:m], '\n'); i >= 0 {
+				cut = len(buf) + i
+			}
+			buf = append(buf, chunk[:m]...)
+			if rerr != nil && !errors.Is(rerr, io.EOF) {
+				return nil, from, false, fmt.Errorf("read transcript: %w", rerr)
+			}
+			if m == 0 {
+				break
+			}
+		}
+	}
+	if cut < 0 {
+		return nil, from, false, nil
+	}
+	data = buf[:cut+1]
+	end = from + int64(len(data))
+	if end < fi.Size() {
+		rest := make([]byte, min(fi.Size()-end, bufferSize))
+		m, _ := f.ReadAt(rest, end)
+		more = bytes.IndexByte(rest[:m], '\n') >= 0 || int64(m) < fi.Size()-end
+	}
+	return data, end, more, nil
+}

@@ -142,7 +142,7 @@ func newFixture(t testing.TB) *fixture {
 	if err := decision.LogApproved(fx.State, fxSession, fxIssue, []decision.UserDecision{posted, cross}, at(20)); err != nil {
 		t.Fatal(err)
 	}
-	if res := decision.Escalate(fx.MemoryDir, []decision.UserDecision{cross}); len(res.Written) != 1 {
+	if res := decision.Escalate(fx.MemoryDir, fx.State.Locks(), []decision.UserDecision{cross}); len(res.Written) != 1 {
 		t.Fatalf("escalate: %+v", res)
 	}
 	pending := decision.UserDecision{Candidate: cand(fxPendingSlug, "Retry GitHub posts with backoff"), FinalScope: decision.ScopeIssue}
