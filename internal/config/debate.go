@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Debate configures `baton debate`.
@@ -25,13 +27,33 @@ type Debate struct {
 	// TmuxSocket, when set, runs debates on the tmux server with this
 	// socket name (tmux -L) instead of the current or default one.
 	TmuxSocket string `yaml:"tmux_socket"`
-	// EnterDelay is the pause between typing an instruction into a pane and
-	// pressing Enter (default 300ms).
-	EnterDelay time.Duration `yaml:"enter_delay"`
+	// EnterDelay is the longest pause between typing an instruction into a
+	// pane and pressing Enter: Enter goes as soon as the end of the text
+	// shows in the pane (default 300ms). 0 sends Enter with the text, for
+	// programs that read whole lines; nil means unset.
+	EnterDelay *Pause `yaml:"enter_delay"`
 	// HeadlessArgs are added to every headless agent run after "-p"
 	// (default: --permission-mode acceptEdits, so the agent may edit its
 	// round file).
 	HeadlessArgs []string `yaml:"headless_args"`
+}
+
+// A Pause is a duration written as Go writes one ("300ms", "1s") or as a
+// bare 0.
+type Pause time.Duration
+
+// UnmarshalYAML parses a Pause.
+func (p *Pause) UnmarshalYAML(n *yaml.Node) error {
+	if n.Value == "0" {
+		*p = 0
+		return nil
+	}
+	d, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: invalid duration %q (want e.g. 50ms, or 0)", n.Line, n.Value)
+	}
+	*p = Pause(d)
+	return nil
 }
 
 // Debate defaults and limits.
@@ -83,10 +105,11 @@ func (c *Config) DebateRegisterTimeout() time.Duration {
 	return DefaultDebateRegisterTimeout
 }
 
-// DebateEnterDelay returns the pause before Enter when typing into a pane.
+// DebateEnterDelay returns the longest pause before Enter when typing into
+// a pane; a configured 0 stands.
 func (c *Config) DebateEnterDelay() time.Duration {
-	if c.Debate.EnterDelay > 0 {
-		return c.Debate.EnterDelay
+	if c.Debate.EnterDelay != nil {
+		return time.Duration(*c.Debate.EnterDelay)
 	}
 	return DefaultDebateEnterDelay
 }
@@ -107,8 +130,8 @@ func (d *Debate) validate() error {
 		return fmt.Errorf("config: debate.transport %q: want tmux or headless", d.Transport)
 	case d.RegisterTimeout < 0:
 		return errors.New("config: debate.register_timeout must be positive")
-	case d.EnterDelay < 0:
-		return errors.New("config: debate.enter_delay must be positive")
+	case d.EnterDelay != nil && *d.EnterDelay < 0:
+		return errors.New("config: debate.enter_delay must be 0 or more")
 	case strings.ContainsAny(d.TmuxSocket, "/\x00"):
 		return errors.New("config: debate.tmux_socket is a socket name, not a path")
 	}

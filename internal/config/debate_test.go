@@ -33,6 +33,20 @@ func TestDebateSettings(t *testing.T) {
 			wantArgs: []string{"--allowedTools", "Edit"},
 		},
 		{
+			name:    "no Enter pause",
+			body:    "debate:\n  enter_delay: 0\n",
+			wantDir: "/home/u/.claude/dialogues", wantRounds: 3, wantTransport: "tmux",
+			wantTimeout: 60 * time.Second, wantDelay: 0,
+			wantArgs: []string{"--permission-mode", "acceptEdits"},
+		},
+		{
+			name:    "Enter pause left empty",
+			body:    "debate:\n  enter_delay:\n",
+			wantDir: "/home/u/.claude/dialogues", wantRounds: 3, wantTransport: "tmux",
+			wantTimeout: 60 * time.Second, wantDelay: 300 * time.Millisecond,
+			wantArgs: []string{"--permission-mode", "acceptEdits"},
+		},
+		{
 			name:    "absolute dir, empty args",
 			body:    "debate:\n  dir: /srv/dialogues\n  headless_args: []\n",
 			wantDir: "/srv/dialogues", wantRounds: 3, wantTransport: "tmux",
@@ -75,6 +89,7 @@ func TestDebateInvalid(t *testing.T) {
 		{"unknown transport", "debate:\n  transport: ssh\n", `debate.transport "ssh"`},
 		{"negative timeout", "debate:\n  register_timeout: -1s\n", "debate.register_timeout"},
 		{"negative delay", "debate:\n  enter_delay: -1ms\n", "debate.enter_delay"},
+		{"delay without a unit", "debate:\n  enter_delay: 300\n", `line 2: invalid duration "300"`},
 		{"socket path", "debate:\n  tmux_socket: /tmp/x\n", "debate.tmux_socket"},
 		{"unknown key", "debate:\n  roundz: 2\n", `unknown key "debate.roundz"`},
 	}
