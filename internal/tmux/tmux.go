@@ -137,30 +137,87 @@ func (c Client) ListPanes(ctx context.Context) (map[string]bool, error) {
 	return live, nil
 }
 
-// SendText types text into pane literally (send-keys -l), waits delay and
-// presses Enter, so the program in the pane receives text as one submitted
-// line. Line breaks in text would submit it early, so they are sent as
-// spaces; other control characters are dropped. tmux receives the text as one
-// argument: no shell ever sees it.
+// SendText types text into pane literally (send-keys -l) and presses Enter,
+// so the program in the pane receives text as one submitted line. Line
+// breaks in text would submit it early, so they are sent as spaces; other
+// control characters are dropped. tmux receives the text as one argument: no
+// shell ever sees it.
+//
+// A terminal program that reads the text and the Enter in one read (Claude
+// Code does) takes them for a paste and the Enter for a line break. So with
+// a delay above 0, Enter waits until the end of the text shows in the pane,
+// which means the program has read it, or until delay has passed, whichever
+// comes first. With delay 0 the text and Enter go in one tmux call, for
+// programs that read whole lines.
 func (c Client) SendText(ctx context.Context, pane, text string, delay time.Duration) error {
-	arg := OneLine(text)
+	line := OneLine(text)
+	arg := line
 	if strings.HasSuffix(arg, ";") {
 		// tmux reads an argument ending in ";" as the end of a command and
 		// drops the ";"; ending it in "\;" types one ";".
 		arg = arg[:len(arg)-1] + `\;`
+	}
+	if delay <= 0 {
+		// A lone ";" argument separates tmux commands.
+		_, err := c.Run(ctx, "send-keys", "-t", pane, "-l", "--", arg, ";", "send-keys", "-t", pane, "Enter")
+		return err
+	}
+	// The tail is counted over the screen and the lines just above it, so
+	// an earlier copy that scrolls off the screen as the text is typed
+	// still counts.
+	tail := screenTail(line)
+	count := func() int {
+		screen, err := c.Run(ctx, "capture-pane", "-p", "-S", "-200", "-t", pane)
+		if err != nil {
+			return -1
+		}
+		return strings.Count(squeeze(screen), tail)
+	}
+	seen := -1
+	if tail != "" {
+		seen = count()
 	}
 	if _, err := c.Run(ctx, "send-keys", "-t", pane, "-l", "--", arg); err != nil {
 		return err
 	}
 	t := time.NewTimer(delay)
 	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
+	poll := time.NewTicker(echoPoll)
+	defer poll.Stop()
+wait:
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			break wait
+		case <-poll.C:
+			if seen < 0 {
+				continue
+			}
+			if count() > seen {
+				break wait
+			}
+		}
 	}
 	_, err := c.Run(ctx, "send-keys", "-t", pane, "Enter")
 	return err
+}
+
+// echoPoll is how often SendText looks for the typed text in the pane.
+const echoPoll = 2 * time.Millisecond
+
+// screenTail returns the last runes of line that SendText looks for on the
+// screen, without white space (a program wraps the line where it likes);
+// "" when line is only white space.
+func screenTail(line string) string {
+	r := []rune(squeeze(line))
+	return string(r[max(0, len(r)-24):])
+}
+
+// squeeze drops white space.
+func squeeze(s string) string {
+	return strings.Join(strings.Fields(s), "")
 }
 
 // OneLine returns text as it is typed by SendText: CRLF, CR and LF become one

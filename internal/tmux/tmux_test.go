@@ -74,11 +74,22 @@ func waitLines(t *testing.T, path string, want int) []string {
 }
 
 func TestSendTextDeliversIntact(t *testing.T) {
-	ctx := t.Context()
 	c := server(t)
+	// With a pause, Enter goes when the terminal shows the text: an hour's
+	// pause that were waited out would fail the test by its deadline.
+	for _, delay := range []time.Duration{0, time.Hour} {
+		t.Run(fmt.Sprintf("pause %v", delay), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			sendIntact(ctx, t, c, delay)
+		})
+	}
+}
+
+func sendIntact(ctx context.Context, t *testing.T, c tmux.Client, delay time.Duration) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "received.txt")
-	pane, err := c.NewSession(ctx, "s", 200, 50, tmux.Spawn{
+	pane, err := c.NewSession(ctx, strings.ReplaceAll(t.Name(), "/", "-"), 200, 50, tmux.Spawn{
 		Dir:     dir,
 		Command: []string{os.Args[0]},
 		Env:     []string{readerEnv + "=" + out},
@@ -104,10 +115,12 @@ func TestSendTextDeliversIntact(t *testing.T) {
 		{"trailing semicolon", "ends with;", "ends with;"},
 		{"trailing escaped semicolon", `ends with\;`, `ends with\;`},
 		{"only a semicolon", ";", ";"},
+		{"same text again", "hello world", "hello world"},
+		{"longer than the pane is wide", strings.Repeat("a long line ", 40), strings.Repeat("a long line ", 40)},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := c.SendText(ctx, pane, tt.text, 50*time.Millisecond); err != nil {
+			if err := c.SendText(ctx, pane, tt.text, delay); err != nil {
 				t.Fatal(err)
 			}
 			lines := waitLines(t, out, i+1)

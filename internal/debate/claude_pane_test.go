@@ -1,0 +1,106 @@
+package debate_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-cli/baton/internal/claudetest"
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/debate"
+	"github.com/baton-cli/baton/internal/modelserver"
+	"github.com/baton-cli/baton/internal/tmux"
+)
+
+// TestTmuxSubmitsToClaudeCode types instructions into the real Claude Code
+// CLI running in a tmux pane, with the shipped Enter pause, and checks that
+// each reaches the model as one whole prompt: Claude Code takes text and an
+// Enter that it reads together for a paste, where the Enter is a line break
+// and nothing is submitted.
+func TestTmuxSubmitsToClaudeCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Claude Code in tmux")
+	}
+	const rounds = 6
+	srv := modelserver.New(t)
+	for range rounds {
+		srv.Add(modelserver.Text("Noted."))
+	}
+	e := claudetest.New(t, srv)
+	trustFolder(t, e)
+	c := tmux.Client{Socket: fmt.Sprintf("baton-claude-pane-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6), Env: append(e.Environ(), "TERM=xterm-256color")}
+	t.Cleanup(func() { c.KillServer(t.Context()) })
+	pane, err := c.NewSession(t.Context(), "debate", 200, 50, tmux.Spawn{Dir: e.Dir, Command: []string{e.Bin}, Env: e.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitPane(t, c, pane, "the input prompt", func(screen string) bool { return strings.Contains(screen, "shift+tab") })
+
+	tr := &debate.Tmux{Client: c, EnterDelay: (&config.Config{}).DebateEnterDelay()}
+	for i := range rounds {
+		text := fmt.Sprintf("Round %d of the debate in /tmp/x.md is complete. Read the other side's file, then append your round %d argument under a \"## Round %d\" heading.\nWhen it is written, run: baton debate reply cc-debate-x — 議論を続けてください。", i+1, i+2, i+2)
+		before := len(srv.Requests())
+		if err := tr.Deliver(t.Context(), []debate.Message{{Role: debate.Con, Pane: pane, Round: i + 2, Text: text}}); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for len(srv.Requests()) == before {
+			if time.Now().After(deadline) {
+				screen, _ := c.CapturePane(t.Context(), pane)
+				t.Fatalf("instruction %d was typed but never submitted; pane:\n%s", i+1, screen)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		reqs := srv.Requests()
+		// Claude Code puts reminders of its own before the typed text.
+		prompt := reqs[len(reqs)-1].Prompt()
+		if got, want := prompt[strings.LastIndex(prompt, "\n")+1:], tmux.OneLine(text); got != want {
+			t.Fatalf("instruction %d reached the model as %q; want %q", i+1, got, want)
+		}
+		// The answer shows before the next instruction is typed, as in a
+		// debate, where a round is written between two instructions.
+		waitPane(t, c, pane, "the answer", func(screen string) bool { return strings.Count(screen, "Noted.") == i+1 })
+	}
+}
+
+// trustFolder writes the user settings that let Claude Code start in e.Dir
+// without asking anything: onboarding done, the API key and the folder
+// trusted.
+func trustFolder(t *testing.T, e *claudetest.Env) {
+	t.Helper()
+	projects := map[string]any{e.Dir: map[string]any{"hasTrustDialogAccepted": true}}
+	if real, err := filepath.EvalSymlinks(e.Dir); err == nil {
+		projects[real] = map[string]any{"hasTrustDialogAccepted": true}
+	}
+	raw, err := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true,
+		"customApiKeyResponses":  map[string]any{"approved": []string{"sk-ant-test"}},
+		"projects":               projects,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.Home, ".claude.json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitPane polls pane's screen until ok holds.
+func waitPane(t *testing.T, c tmux.Client, pane, what string, ok func(string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		screen, err := c.CapturePane(t.Context(), pane)
+		if err == nil && ok(screen) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; pane:\n%s (err %v)", what, screen, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
