@@ -1,11 +1,14 @@
 package debate_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,11 +36,23 @@ func TestTmuxSubmitsToClaudeCode(t *testing.T) {
 	e := claudetest.New(t, srv)
 	trustFolder(t, e)
 	c := tmux.Client{Socket: fmt.Sprintf("baton-claude-pane-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6), Env: append(e.Environ(), "TERM=xterm-256color")}
-	t.Cleanup(func() { c.KillServer(t.Context()) })
 	pane, err := c.NewSession(t.Context(), "debate", 200, 50, tmux.Spawn{Dir: e.Dir, Command: []string{e.Bin}, Env: e.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	pid, err := c.Run(t.Context(), "display-message", "-p", "-t", pane, "#{pane_pid}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Claude Code writes into its home until it has exited, and the home
+	// is removed after this cleanup.
+	t.Cleanup(func() {
+		c.KillServer(context.Background())
+		n, _ := strconv.Atoi(pid)
+		for deadline := time.Now().Add(10 * time.Second); n > 0 && syscall.Kill(n, 0) == nil && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
 	waitPane(t, c, pane, "the input prompt", func(screen string) bool { return strings.Contains(screen, "shift+tab") })
 
 	tr := &debate.Tmux{Client: c, EnterDelay: (&config.Config{}).DebateEnterDelay()}
