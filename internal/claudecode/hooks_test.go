@@ -91,8 +91,9 @@ func TestInstallUninstallFixtures(t *testing.T) {
 		{name: "empty", wantAdded: all, wantRemoved: all},
 		{name: "blank", wantAdded: all, wantRemoved: all},
 		{name: "empty-object", wantAdded: all, wantRemoved: all, restores: true},
-		{name: "user-hooks", wantAdded: all, wantRemoved: all},
-		{name: "compact", wantAdded: all, wantRemoved: all},
+		{name: "user-hooks", wantAdded: all, wantRemoved: all, restores: true},
+		{name: "compact", wantAdded: all, wantRemoved: all, restores: true},
+		{name: "mixed-style", wantAdded: all, wantRemoved: all, restores: true},
 		{name: "four-spaces", wantAdded: all, wantRemoved: all, restores: true},
 		{name: "tabs", wantAdded: all, wantRemoved: all, restores: true},
 		{name: "crlf", wantAdded: all, wantRemoved: all, restores: true},
@@ -435,31 +436,31 @@ func TestUninstallHooksKeepsOthers(t *testing.T) {
 		{
 			name:        "baton beside the user's hook in one group",
 			input:       `{"hooks":{"Stop":[{"hooks":[{"command":"say hi"},{"type":"command","command":"baton hook"}]}]}}`,
-			want:        "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"command\": \"say hi\"\n          }\n        ]\n      }\n    ]\n  }\n}\n",
+			want:        `{"hooks":{"Stop":[{"hooks":[{"command":"say hi"}]}]}}`,
 			wantRemoved: []string{"Stop"},
 		},
 		{
 			name:        "pre-existing empty group and event kept",
 			input:       `{"hooks":{"Stop":[{"hooks":[]},{"hooks":[{"command":"baton hook"}]}],"Notification":[]}}`,
-			want:        "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": []\n      }\n    ],\n    \"Notification\": []\n  }\n}\n",
+			want:        `{"hooks":{"Stop":[{"hooks":[]}],"Notification":[]}}`,
 			wantRemoved: []string{"Stop"},
 		},
 		{
 			name:        "other shapes inside events left alone",
 			input:       `{"hooks":{"Stop":["text",{"hooks":"x"},{"matcher":"*"},{"hooks":[1,{"command":2},{"command":"baton hook"}]}]}}`,
-			want:        "{\n  \"hooks\": {\n    \"Stop\": [\n      \"text\",\n      {\n        \"hooks\": \"x\"\n      },\n      {\n        \"matcher\": \"*\"\n      },\n      {\n        \"hooks\": [\n          1,\n          {\n            \"command\": 2\n          }\n        ]\n      }\n    ]\n  }\n}\n",
+			want:        `{"hooks":{"Stop":["text",{"hooks":"x"},{"matcher":"*"},{"hooks":[1,{"command":2}]}]}}`,
 			wantRemoved: []string{"Stop"},
 		},
 		{
 			name:        "events baton does not install on are cleaned too",
 			input:       `{"hooks":{"SubagentStart":[{"hooks":[{"command":"C:\\bin\\baton.exe hook --debug"}]}]},"z":1}`,
-			want:        "{\n  \"z\": 1\n}\n",
+			want:        `{"z":1}`,
 			wantRemoved: []string{"SubagentStart"},
 		},
 		{
 			name:        "shadowed hooks object removed with the live one",
 			input:       `{"hooks":{"Stop":[{"hooks":[{"command":"mine"}]}]},"hooks":{"Stop":[{"hooks":[{"command":"baton hook"}]}]}}`,
-			want:        "{}\n",
+			want:        `{}`,
 			wantRemoved: []string{"Stop"},
 		},
 	}
@@ -765,6 +766,42 @@ func FuzzInstallUninstall(f *testing.F) {
 		}
 		if got, want := normalize(t, roundTrip), normalize(t, direct); !reflect.DeepEqual(got, want) {
 			t.Fatalf("install then uninstall: got %#v; want %#v (input %q)", got, want, data)
+		}
+	})
+}
+
+// FuzzSplice: whatever the file's formatting, an install or uninstall writes
+// valid JSON saying exactly what the edited document says.
+func FuzzSplice(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "hooks", "*.json"))
+	for _, s := range seeds {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"hooks":{"Stop":[ {"hooks":[{"command":"baton hook"}]} , "x" ]}, "a" : [ ] }`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, edit := range []editFunc{installHooks(DefaultHookCommand), uninstallHooks(DefaultHookCommand)} {
+			doc, err := parseDocument("settings.json", data)
+			if err != nil {
+				return
+			}
+			added, removed, err := edit(doc)
+			if err != nil || len(added) == 0 && len(removed) == 0 {
+				continue
+			}
+			want := doc.root.bytes()
+			got := splice(data, want)
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("spliced text is not JSON: %v\n%s", err, got)
+			}
+			if err := json.Unmarshal(want, &w); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("spliced text says\n%s\nwant\n%s", got, want)
+			}
 		}
 	})
 }

@@ -29,9 +29,10 @@ func (n node) kind() byte { return n.raw[0] }
 
 // member is one key and its value.
 type member struct {
-	key  []byte // as written, quotes included
-	name string // decoded
-	val  node
+	key   []byte // as written, quotes included
+	keyAt int    // the key's offset in the file, as node.off
+	name  string // decoded
+	val   node
 }
 
 // object is a JSON object's members in file order.
@@ -43,12 +44,12 @@ func parseObject(n node) object {
 	var o object
 	i := skipSpace(b, 1)
 	for b[i] != '}' {
-		ke := stringEnd(b, i)
-		key := b[i:ke]
+		ks, ke := i, stringEnd(b, i)
+		key := b[ks:ke]
 		i = skipSpace(b, ke)
 		i = skipSpace(b, i+1) // past ':'
 		ve := valueEnd(b, i)
-		o = append(o, member{key: key, name: decodeString(key), val: node{raw: b[i:ve], off: n.off + i}})
+		o = append(o, member{key: key, keyAt: n.off + ks, name: decodeString(key), val: node{raw: b[i:ve], off: n.off + i}})
 		i = skipSpace(b, ve)
 		if b[i] == ',' {
 			i = skipSpace(b, i+1)

@@ -28,7 +28,7 @@ func TestInstallMCPServer(t *testing.T) {
 			name:  "other servers kept in order",
 			input: ptr(`{"mcpServers":{"zeta":{"command":"z","env":{"K":"1e3"}},"alpha":{"command":"a"}},"x":1.50}`),
 			args:  nil,
-			want:  "{\n  \"mcpServers\": {\n    \"zeta\": {\n      \"command\": \"z\",\n      \"env\": {\n        \"K\": \"1e3\"\n      }\n    },\n    \"alpha\": {\n      \"command\": \"a\"\n    },\n    \"baton\": {\n      \"command\": \"baton\",\n      \"args\": []\n    }\n  },\n  \"x\": 1.50\n}\n",
+			want:  `{"mcpServers":{"zeta":{"command":"z","env":{"K":"1e3"}},"alpha":{"command":"a"},"baton":{"command":"baton","args":[]}},"x":1.50}`,
 		},
 		{
 			name:          "already registered",
@@ -47,7 +47,7 @@ func TestInstallMCPServer(t *testing.T) {
 			name:  "different registration updated in place, env kept",
 			input: ptr(`{"mcpServers":{"baton":{"command":"/old/baton","env":{"A":"b"}},"other":{"command":"o"}}}`),
 			args:  []string{"mcp", "--stdio"},
-			want:  "{\n  \"mcpServers\": {\n    \"baton\": {\n      \"command\": \"baton\",\n      \"env\": {\n        \"A\": \"b\"\n      },\n      \"args\": [\n        \"mcp\",\n        \"--stdio\"\n      ]\n    },\n    \"other\": {\n      \"command\": \"o\"\n    }\n  }\n}\n",
+			want:  `{"mcpServers":{"baton":{"command":"baton","env":{"A":"b"},"args":["mcp","--stdio"]},"other":{"command":"o"}}}`,
 		},
 	}
 	for _, tt := range tests {
@@ -85,13 +85,13 @@ func TestUninstallMCPServer(t *testing.T) {
 		{
 			name:        "last server",
 			input:       `{"a":1,"mcpServers":{"baton":{"command":"baton"}},"z":2}`,
-			want:        "{\n  \"a\": 1,\n  \"z\": 2\n}\n",
+			want:        `{"a":1,"z":2}`,
 			wantRemoved: []string{"baton"},
 		},
 		{
 			name:        "others stay",
 			input:       `{"mcpServers":{"x":{"command":"x"},"baton":{"command":"baton"}}}`,
-			want:        "{\n  \"mcpServers\": {\n    \"x\": {\n      \"command\": \"x\"\n    }\n  }\n}\n",
+			want:        `{"mcpServers":{"x":{"command":"x"}}}`,
 			wantRemoved: []string{"baton"},
 		},
 		{

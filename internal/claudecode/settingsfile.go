@@ -130,7 +130,7 @@ func apply(path string, data []byte, edit editFunc) (out []byte, added, removed 
 	if err != nil || len(added) == 0 && len(removed) == 0 {
 		return nil, nil, nil, err
 	}
-	return format(doc.root, data), added, removed, nil
+	return splice(data, doc.root.bytes()), added, removed, nil
 }
 
 // readDocument reads the JSON object in path for inspection; a missing file
@@ -202,21 +202,6 @@ func invalidAt(path string, data []byte, off int, reason string) *InvalidError {
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := off - bytes.LastIndexByte(before, '\n')
 	return &InvalidError{Path: path, Line: line, Column: col, Reason: reason}
-}
-
-// format writes root indented the way original is (see indentUnit), with
-// original's line ending and a final newline.
-func format(root object, original []byte) []byte {
-	var b bytes.Buffer
-	if err := json.Indent(&b, root.bytes(), "", indentUnit(original)); err != nil {
-		// Unreachable: root is built from valid JSON and valid pieces.
-		panic(fmt.Sprintf("claudecode: indent settings: %v", err))
-	}
-	b.WriteByte('\n')
-	if bytes.Contains(original, []byte("\r\n")) {
-		return bytes.ReplaceAll(b.Bytes(), []byte("\n"), []byte("\r\n"))
-	}
-	return b.Bytes()
 }
 
 // indentUnit returns the indentation of the first indented line of a JSON
