@@ -27,6 +27,13 @@ const HookTimeout = 10
 // HookEvents returns the Claude Code hook events baton installs its hook on,
 // in the order it adds them. It is the one list of them; the slice is new on
 // every call.
+//
+// WorktreeCreate and WorktreeRemove are left out on purpose: in Claude Code
+// (checked with 2.1.328) a WorktreeCreate hook replaces git's worktree
+// creation and must print the new worktree's path, so a hook that only
+// records would make every `claude --worktree` fail; a WorktreeRemove hook
+// runs only for worktrees such a hook made and, when present, takes the
+// place of their removal.
 func HookEvents() []string {
 	return []string{
 		"SessionStart",
@@ -38,12 +45,24 @@ func HookEvents() []string {
 		"PreCompact",
 		"SessionEnd",
 		"Notification",
+		"PostToolUseFailure",
+		"StopFailure",
+		"PostCompact",
+		"SubagentStart",
+		"TaskCreated",
+		"TaskCompleted",
+		"PermissionDenied",
+		"CwdChanged",
 	}
 }
 
 // isToolEvent reports whether event's hooks take a tool matcher.
 func isToolEvent(event string) bool {
-	return event == "PreToolUse" || event == "PostToolUse"
+	switch event {
+	case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionDenied":
+		return true
+	}
+	return false
 }
 
 // InstallHooks adds baton's hook, running command, to every event of

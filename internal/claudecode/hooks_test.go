@@ -99,8 +99,8 @@ func TestInstallUninstallFixtures(t *testing.T) {
 		{name: "crlf", wantAdded: all, wantRemoved: all, restores: true},
 		{
 			name:        "older-baton",
-			wantAdded:   []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "SubagentStop", "PreCompact", "SessionEnd", "Notification"},
-			wantRemoved: []string{"PostToolUse", "Stop", "SessionStart", "UserPromptSubmit", "PreToolUse", "SubagentStop", "PreCompact", "SessionEnd", "Notification"},
+			wantAdded:   slices.DeleteFunc(HookEvents(), func(e string) bool { return e == "PostToolUse" || e == "Stop" }),
+			wantRemoved: all,
 		},
 		{name: "empty-hooks", wantAdded: all, wantRemoved: all},
 		{name: "duplicate-keys", wantAdded: all, wantRemoved: all},
@@ -281,7 +281,7 @@ func TestInstallHooksMissingFile(t *testing.T) {
 		if h.Type != "command" || h.Command != "/opt/baton/bin/baton hook" || h.Timeout != HookTimeout {
 			t.Errorf("%s: got hook %+v; want command %q, timeout %d", event, h, "/opt/baton/bin/baton hook", HookTimeout)
 		}
-		wantMatcher := event == "PreToolUse" || event == "PostToolUse"
+		wantMatcher := slices.Contains([]string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionDenied"}, event)
 		if gotMatcher := groups[0].Matcher != nil && *groups[0].Matcher == "*"; gotMatcher != wantMatcher {
 			t.Errorf("%s: matcher \"*\" %t; want %t", event, gotMatcher, wantMatcher)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,7 +68,7 @@ var (
 	msgDrClaude       = i18n.Msg{JA: "Claude Code: %s (%s)", EN: "Claude Code: %s (%s)"}
 	msgDrClaudeNone   = i18n.Msg{JA: "Claude Code (%s) が見つかりません: npm install -g @anthropic-ai/claude-code", EN: "Claude Code (%s) not found: npm install -g @anthropic-ai/claude-code"}
 	msgDrHooks        = i18n.Msg{JA: "フック導入済み: %s", EN: "hooks installed in %s"}
-	msgDrHooksPart    = i18n.Msg{JA: "%s のフックが一部だけです（%d/%d）。`baton init` で揃えてください", EN: "%s has only some of baton's hooks (%d/%d); run `baton init` to complete them"}
+	msgDrHooksPart    = i18n.Msg{JA: "%s のフックが一部だけです（%d/%d、ないもの: %s）。`baton init` で揃えてください", EN: "%s has only some of baton's hooks (%d/%d, missing %s); run `baton init` to complete them"}
 	msgDrHooksPlugin  = i18n.Msg{JA: "baton プラグインが有効です（%s）", EN: "the baton plugin is enabled (%s)"}
 	msgDrHooksNone    = i18n.Msg{JA: "baton のフックがどこにもありません。`baton init` を実行するか、プラグインを入れてください", EN: "baton's hooks are not installed anywhere; run `baton init` or install the plugin"}
 	msgDrState        = i18n.Msg{JA: "状態フォルダに書き込めます: %s", EN: "state folder is writable: %s"}
@@ -230,15 +231,15 @@ func hooksCheck(ctx context.Context, f *Factory, root string, lang i18n.Lang) (s
 	var partial []string
 	for _, p := range paths {
 		events, err := claudecode.HooksInstalled(ctx, p, claudecode.DefaultHookCommand)
-		if err != nil {
+		if err != nil || len(events) == 0 {
 			continue
 		}
-		switch {
-		case len(events) == len(claudecode.HookEvents()):
+		all := claudecode.HookEvents()
+		missing := slices.DeleteFunc(slices.Clone(all), func(e string) bool { return slices.Contains(events, e) })
+		if len(missing) == 0 {
 			return "hooks", checkOK, msgDrHooks.Format(lang, p)
-		case len(events) > 0:
-			partial = append(partial, msgDrHooksPart.Format(lang, p, len(events), len(claudecode.HookEvents())))
 		}
+		partial = append(partial, msgDrHooksPart.Format(lang, p, len(all)-len(missing), len(all), strings.Join(missing, ", ")))
 	}
 	for _, p := range paths {
 		if name := enabledPlugin(p); name != "" {
@@ -246,7 +247,8 @@ func hooksCheck(ctx context.Context, f *Factory, root string, lang i18n.Lang) (s
 		}
 	}
 	if len(partial) > 0 {
-		return "hooks", checkFail, strings.Join(partial, "; ")
+		// The journal is kept; only some events go unrecorded.
+		return "hooks", checkWarn, strings.Join(partial, "; ")
 	}
 	return "hooks", checkFail, msgDrHooksNone.In(lang)
 }
