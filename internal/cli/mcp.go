@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -101,18 +100,10 @@ func searchIndex(ctx context.Context, f *Factory, e *contextEnv, query string, l
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for _, h := range res.Hits {
-		when := "-"
-		if !h.Time.IsZero() {
-			when = h.Time.In(f.Now().Location()).Format("2006-01-02 15:04")
-		}
-		fmt.Fprintf(&b, "[%s] %s %s: %s\n", h.Kind, when, h.Title, h.Marked("«", "»"))
+	if text := res.ForModel(f.Now().Location()); text != "" {
+		return text, nil
 	}
-	if len(res.Hits) == 0 {
-		return msgSearchNone.Format(e.lang, query), nil
-	}
-	return b.String(), nil
+	return msgSearchNone.Format(e.lang, query), nil
 }
 
 // MCPConfigFile is the repository's MCP configuration, which Claude Code

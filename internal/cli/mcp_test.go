@@ -135,8 +135,8 @@ func TestMCPCommand(t *testing.T) {
 	}
 	c = startMCP(t, factory())
 	text, _ = c.tool("search", map[string]any{"query": "Fridays"})
-	if !strings.HasPrefix(text, "[decision] ") || !strings.Contains(text, "«Fridays»") {
-		t.Errorf("search with an index = %q; want the index's marked hit", text)
+	if !strings.HasPrefix(text, "[decision 2026-05-12") || !strings.Contains(text, "] Release on Fridays") || strings.ContainsAny(text, "«»/") {
+		t.Errorf("search with an index = %q; want the index's hit, plain, without paths", text)
 	}
 	c.close()
 }

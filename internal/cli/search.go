@@ -24,6 +24,7 @@ type SearchOptions struct {
 	JSON    bool
 	Limit   int
 	Page    int
+	Newest  bool
 	Lang    string
 }
 
@@ -34,10 +35,14 @@ func NewCmdSearch(f *Factory, runF func(context.Context, *SearchOptions) error) 
 		Use:   "search <query>",
 		Short: "Search the journal, transcripts, decisions, summaries, worker runs and debates",
 		Long: "Searches everything baton keeps for this repository, best match first, with the matching\n" +
-			"words marked. The query takes words, \"phrases\", prefix*, AND, OR, NOT and parentheses;\n" +
-			"a path or file name is searched as a phrase, and Japanese by any run of its characters.\n" +
+			"words marked. Approved decisions, summaries and sentences that state a decision count most,\n" +
+			"then prompts, the agent's answers, tool output and pasted logs; --newest orders by time.\n" +
+			"The query takes words, \"phrases\", prefix*, AND, OR, NOT and parentheses; a path or file\n" +
+			"name is searched as a phrase, Japanese by any run of its characters, full-width and\n" +
+			"half-width alike. A question in plain words that nothing holds whole is searched again\n" +
+			"for any of its content words, and the output says so.\n" +
 			"The index (index.db) is caught up first.",
-		Example: "  baton search \"streaming writer\"\n  baton search csv --kind decision --since 7d\n  baton search 'export OR 出力' --json --page 2",
+		Example: "  baton search \"streaming writer\"\n  baton search csv --kind decision --since 7d\n  baton search 'export OR 出力' --json --page 2\n  baton search what did we decide about the queue",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = strings.Join(args, " ")
@@ -53,6 +58,7 @@ func NewCmdSearch(f *Factory, runF func(context.Context, *SearchOptions) error) 
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
 	fl.IntVar(&opts.Limit, "limit", index.DefaultLimit, fmt.Sprintf("hits per page (at most %d)", index.MaxLimit))
 	fl.IntVar(&opts.Page, "page", 1, "page of hits to show")
+	fl.BoolVar(&opts.Newest, "newest", false, "newest first instead of best first")
 	fl.StringVar(&opts.Lang, "lang", "", "message language: ja or en")
 	return cmd
 }
@@ -61,7 +67,8 @@ var (
 	msgSearchNone   = i18n.Msg{JA: "%q に一致するものはありません", EN: "nothing matches %q"}
 	msgSearchPage   = i18n.Msg{JA: "%s 件中 %d–%d 件目", EN: "%d–%d of %s"}
 	msgSearchMore   = i18n.Msg{JA: "続きは --page %d", EN: "more with --page %d"}
-	msgSearchRecent = i18n.Msg{JA: "一致が多いため新しい順に表示しています", EN: "many matches: newest first"}
+	msgSearchRecent = i18n.Msg{JA: "新しい順", EN: "newest first"}
+	msgSearchRelax  = i18n.Msg{JA: "すべての語を含むものがないため、次の語のどれかを含むものを関連の高い順に表示しています: %s", EN: "nothing holds every word; showing what holds some of these, best first: %s"}
 	msgSearchQuery  = i18n.Msg{JA: "検索語を解釈できません: %s", EN: "cannot read the query: %s"}
 	msgSearchKind   = i18n.Msg{JA: "--kind %q は使えません: journal, transcript, decision, summary, run, debate のどれかです", EN: "--kind %q is not one of journal, transcript, decision, summary, run, debate"}
 	msgSearchPaging = i18n.Msg{JA: "--limit と --page は 1 以上です", EN: "--limit and --page must be at least 1"}
@@ -71,11 +78,13 @@ var (
 type searchJSON struct {
 	Query string `json:"query"`
 	Total int    `json:"total"`
-	// AtLeast: more match than were counted; total is a lower bound.
-	AtLeast bool      `json:"total_at_least,omitempty"`
-	Page    int       `json:"page"`
-	Limit   int       `json:"limit"`
-	Ranked  bool      `json:"ranked"`
+	Page  int    `json:"page"`
+	Limit int    `json:"limit"`
+	// Ranked: best first; false with --newest.
+	Ranked bool `json:"ranked"`
+	// Relaxed: nothing held every word; the hits hold some of Words.
+	Relaxed bool      `json:"relaxed,omitempty"`
+	Words   []string  `json:"words,omitempty"`
 	Hits    []hitJSON `json:"hits"`
 }
 
@@ -100,7 +109,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	if err != nil {
 		return err
 	}
-	q := index.Query{Text: opts.Query, Limit: opts.Limit}
+	q := index.Query{Text: opts.Query, Limit: opts.Limit, Newest: opts.Newest}
 	if opts.Limit < 1 || opts.Page < 1 {
 		return flagError{errors.New(msgSearchPaging.In(lang))}
 	}
@@ -134,7 +143,8 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	if opts.JSON {
-		out := searchJSON{Query: opts.Query, Total: res.Total, AtLeast: res.AtLeast, Page: opts.Page, Limit: q.Limit, Ranked: res.Ranked, Hits: []hitJSON{}}
+		out := searchJSON{Query: opts.Query, Total: res.Total, Page: opts.Page, Limit: q.Limit, Ranked: res.Ranked,
+			Relaxed: res.Relaxed, Words: res.Words, Hits: []hitJSON{}}
 		for _, h := range res.Hits {
 			j := hitJSON{Kind: h.Kind, Session: h.Session, Worktree: h.Worktree, Branch: h.Branch, File: h.File,
 				Issue: h.Issue, Event: h.Event, Title: h.Title, Snippet: h.Marked("«", "»"), Ref: h.Ref}
@@ -157,6 +167,9 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		open, close = "\x1b[1;33m", "\x1b[0m"
 	}
 	out := f.IO.Out
+	if res.Relaxed {
+		fmt.Fprintln(out, msgSearchRelax.Format(lang, strings.Join(res.Words, " ")))
+	}
 	for _, h := range res.Hits {
 		when := "-"
 		if !h.Time.IsZero() {
@@ -182,14 +195,11 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	}
 	first, last := q.Offset+1, q.Offset+len(res.Hits)
 	total := strconv.Itoa(res.Total)
-	if res.AtLeast {
-		total = strconv.Itoa(index.RankLimit) + "+"
-	}
 	footer := fmt.Sprintf(msgSearchPage.In(lang), first, last, total)
 	if lang == i18n.JA {
 		footer = fmt.Sprintf(msgSearchPage.In(lang), total, first, last)
 	}
-	if last < res.Total || res.AtLeast && len(res.Hits) == q.Limit {
+	if last < res.Total {
 		footer += "  (" + msgSearchMore.Format(lang, opts.Page+1) + ")"
 	}
 	if !res.Ranked {

@@ -68,6 +68,9 @@ type doc struct {
 	worktree, branch, file   string
 	issue                    int
 	event, tool, title, body string
+	// cols are the words of each column of docs_fts, when the reader
+	// sorted them; nil puts title and body in the column of the kind.
+	cols *[nCols]string
 }
 
 // sessionAcc gathers what a batch says about a session.
@@ -254,7 +257,7 @@ func (w *writer) begin(ctx context.Context) error {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
-	insFTS, err := tx.PrepareContext(ctx, "INSERT INTO docs_fts(rowid, title, body, kind) VALUES(?, ?, ?, ?)")
+	insFTS, err := tx.PrepareContext(ctx, "INSERT INTO docs_fts(rowid, hi, said, prompt, text, tool, log, meta, kind, sid) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 	if err != nil {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
@@ -304,7 +307,14 @@ func (w *writer) add(ctx context.Context, d *doc) error {
 	if err != nil {
 		return fmt.Errorf("catch up: %w", err)
 	}
-	if _, err := w.insFTS.ExecContext(ctx, id, segment(d.title), segment(d.body), string(d.kind)); err != nil {
+	cols := d.columns()
+	args := make([]any, 0, nCols+3)
+	args = append(args, id)
+	for _, c := range cols {
+		args = append(args, ftsText(c))
+	}
+	args = append(args, string(d.kind), sessionToken(d.session))
+	if _, err := w.insFTS.ExecContext(ctx, args...); err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
 	w.n++
@@ -453,16 +463,27 @@ func journalDoc(rec *journal.Record, end journal.Offset) *doc {
 		title = strings.TrimSpace(title + " " + rec.Tool)
 	}
 	var body []string
-	for _, s := range []string{rec.Desc, rec.Prompt, rec.Message, rec.File, rec.Reason, rec.Source, rec.Trigger} {
+	for _, s := range []string{rec.Desc, rec.Prompt, rec.Message, rec.Cmd, rec.Error, rec.File, rec.Reason, rec.Source, rec.Trigger} {
 		if s != "" {
 			body = append(body, s)
 		}
 	}
-	return &doc{
+	d := &doc{
 		kind: KindJournal, source: journalSource, ref: fmt.Sprintf("journal:%d", end),
 		session: rec.Session, ts: rec.TS, worktree: rec.Worktree, branch: rec.Branch,
 		file: rec.File, event: rec.Event, tool: rec.Tool, title: title, body: strings.Join(body, "\n"),
 	}
+	d.addPrompt(rec.Prompt)
+	d.addProse(colText, rec.Message)
+	for _, s := range []string{rec.Desc, rec.Cmd, rec.Error, rec.File} {
+		d.setCol(colTool, s)
+	}
+	meta := []string{title, rec.Reason, rec.Source, rec.Trigger}
+	if rec.Exit != nil {
+		meta = append(meta, fmt.Sprintf("exit %d", *rec.Exit))
+	}
+	d.setCol(colMeta, joinLines(meta...))
+	return d
 }
 
 // transcriptFile is a transcript to read: key is its path as known to the
@@ -602,26 +623,38 @@ const maxToolText = 1000
 func transcriptDoc(key, session string, m *transcript.Message) *doc {
 	var body []string
 	var tools []string
+	d := &doc{kind: KindTranscript, source: key, ref: fmt.Sprintf("%s:%d", key, m.Offset),
+		session: session, ts: m.Timestamp, event: m.Role, title: m.Role}
 	for _, b := range m.Blocks {
 		switch b.Type {
 		case transcript.TextBlock:
-			if strings.TrimSpace(b.Text) != "" {
-				body = append(body, b.Text)
+			if strings.TrimSpace(b.Text) == "" {
+				continue
+			}
+			text := redact.Redact(b.Text)
+			body = append(body, text)
+			if m.Role == transcript.User {
+				d.addPrompt(text)
+			} else {
+				d.addProse(colText, text)
 			}
 		case transcript.ToolUseBlock:
 			tools = append(tools, b.Name)
-			body = append(body, b.Name+" "+cut(b.Input, maxToolText))
+			in := redact.Redact(b.Name + " " + cut(b.Input, maxToolText))
+			body = append(body, in)
+			d.setCol(colTool, in)
 		case transcript.ToolResultBlock:
 			if b.Text != "" {
-				body = append(body, cut(b.Text, maxToolText))
+				out := redact.Redact(cut(b.Text, maxToolText))
+				body = append(body, out)
+				d.setCol(colTool, out)
 			}
 		}
 	}
-	return &doc{
-		kind: KindTranscript, source: key, ref: fmt.Sprintf("%s:%d", key, m.Offset),
-		session: session, ts: m.Timestamp, event: m.Role, tool: strings.Join(tools, ","),
-		title: m.Role, body: redact.Redact(strings.Join(body, "\n")),
-	}
+	d.tool = strings.Join(tools, ",")
+	d.body = strings.Join(body, "\n")
+	d.setCol(colMeta, joinLines(m.Role, strings.Join(tools, " ")))
+	return d
 }
 
 // archivedTranscript reads the archived copy of a transcript whose original

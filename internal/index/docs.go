@@ -14,6 +14,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/textnorm"
 	"github.com/baton-cli/baton/internal/worker"
 )
 
@@ -242,6 +243,25 @@ func cut(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// ftsText is text as the index keeps it: folded (textnorm.Fold) and
+// spaced (segment).
+func ftsText(s string) string {
+	if s == "" {
+		return ""
+	}
+	return segment(textnorm.Fold(s))
+}
+
+// sessionToken is a session id as one word of the sid column.
+func sessionToken(id string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}, textnorm.Fold(id))
+}
+
 // spaced reports characters that are indexed one by one: scripts written
 // without spaces between words.
 func spaced(r rune) bool {
@@ -270,3 +290,178 @@ func segment(s string) string {
 	}
 	return b.String()
 }
+
+// Columns of docs_fts that hold a document's words, by the kind of writing
+// they come from; search weighs a match by its column (see weights).
+const (
+	colHi     = iota // approved decisions, summaries
+	colSaid          // sentences of a prompt or an answer that state a decision
+	colPrompt        // what a person wrote
+	colText          // what the agent wrote; pending decisions, runs, debates
+	colTool          // tool calls and their output
+	colLog           // logs and code pasted into a prompt
+	colMeta          // event, role and tool names
+	nCols
+)
+
+// columns returns the words of d for each column: those its reader put
+// there, or else its title and body in the column of its kind.
+func (d *doc) columns() [nCols]string {
+	if d.cols != nil {
+		return *d.cols
+	}
+	var c [nCols]string
+	text := d.title + "\n" + d.body
+	switch {
+	case d.kind == KindSummary, d.kind == KindDecision && d.event == "approved":
+		c[colHi] = text
+	default:
+		c[colText] = text
+	}
+	return c
+}
+
+// setCol appends text to column i of d.
+func (d *doc) setCol(i int, text string) {
+	if text == "" {
+		return
+	}
+	if d.cols == nil {
+		d.cols = new([nCols]string)
+	}
+	if d.cols[i] != "" {
+		d.cols[i] += "\n"
+	}
+	d.cols[i] += text
+}
+
+// addPrompt puts what a person wrote into the prompt column, and the logs,
+// stack traces and code pasted into it into the log column: pasted output
+// repeats words many times without saying anything about them.
+func (d *doc) addPrompt(text string) {
+	prose, pasted := splitPasted(text)
+	d.addProse(colPrompt, prose)
+	d.setCol(colLog, pasted)
+}
+
+// addProse puts the sentences of text that state a decision into the said
+// column and the rest into column i.
+func (d *doc) addProse(i int, text string) {
+	if !hasDecisionWord(text) {
+		d.setCol(i, text)
+		return
+	}
+	var said, rest strings.Builder
+	for _, s := range sentences(text) {
+		if hasDecisionWord(s) && !question(s) {
+			said.WriteString(s)
+			said.WriteByte(' ')
+			continue
+		}
+		rest.WriteString(s)
+		rest.WriteByte(' ')
+	}
+	d.setCol(colSaid, strings.TrimSpace(said.String()))
+	d.setCol(i, strings.TrimSpace(rest.String()))
+}
+
+// decisionWords say that a sentence states a decision, in English (lower
+// case) and Japanese.
+var decisionWords = []string{
+	"decided", "decision:", "we decide", "let's ", "lets go with", "we'll ", "we will use",
+	"we'll go with", "going with", "settled on", "let's settle", "we agreed", "agreed on", "we chose", "final call",
+	"the rule is", "from now on",
+	"決定", "決めた", "決めます", "決めましょう", "にします", "にしよう", "ことにした", "ことにします", "で確定", "方針は",
+}
+
+func hasDecisionWord(s string) bool {
+	s = strings.ToLower(s)
+	for _, w := range decisionWords {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// question reports a sentence that asks.
+func question(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") || strings.HasSuffix(s, "か") || strings.HasSuffix(s, "っけ")
+}
+
+// sentences cuts text after each sentence's end (. ! ? 。 ！ ？ or a line
+// break), keeping the marks.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	for i, r := range text {
+		switch r {
+		case '.', '!', '?', '。', '！', '？', '\n':
+			end := i + utf8.RuneLen(r)
+			if r == '.' && end < len(text) && text[end] != ' ' && text[end] != '\n' {
+				continue // 1.5, file.go
+			}
+			if s := strings.TrimSpace(text[start:end]); s != "" {
+				out = append(out, s)
+			}
+			start = end
+		}
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// splitPasted separates fenced blocks and lines that look like log output
+// from the prose around them.
+func splitPasted(text string) (prose, pasted string) {
+	if !strings.Contains(text, "\n") {
+		if logLine(text) {
+			return "", text
+		}
+		return text, ""
+	}
+	var p, l strings.Builder
+	fenced := false
+	for line := range strings.Lines(text) {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || logLine(line) {
+			l.WriteString(line)
+			continue
+		}
+		p.WriteString(line)
+	}
+	return strings.TrimSpace(p.String()), strings.TrimSpace(l.String())
+}
+
+// logLine reports a line that looks like program output: a timestamp or
+// log level first, a stack frame, an indented or tab-separated dump.
+func logLine(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	if t == "" {
+		return false
+	}
+	if len(line)-len(t) >= 4 || line[0] == '\t' {
+		return true // indented: code or a stack frame
+	}
+	if len(t) >= 10 && isDigit(t[0]) && isDigit(t[1]) && (t[4] == '-' || t[4] == '/' || t[2] == ':') {
+		return true // 2026-09-01… or 12:34:56…
+	}
+	if t[0] == '[' && len(t) > 2 && (isDigit(t[1]) || strings.HasPrefix(t[1:], "INFO") || strings.HasPrefix(t[1:], "WARN") || strings.HasPrefix(t[1:], "ERROR") || strings.HasPrefix(t[1:], "DEBUG")) {
+		return true
+	}
+	for _, p := range []string{"INFO ", "WARN ", "ERROR ", "DEBUG ", "FATAL ", "panic: ", "goroutine ", "Traceback ", "E   ", "at ", "$ "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -27,10 +27,19 @@
 // Search takes FTS5 query syntax (words, "phrases", prefix*, AND, OR, NOT,
 // parentheses). A word with characters FTS5 does not allow in a bare word
 // (a path, a file name) is searched as a phrase, and Japanese and Chinese
-// text is found by any run of its characters. A query FTS5 cannot read wraps
-// ErrQuery. Hits come best first (bm25) and are paged with Limit and Offset;
-// a query matching more than RankLimit documents comes newest first instead,
-// and its Total is a lower bound (Results.AtLeast), to stay fast.
+// text is found by any run of its characters. Text and queries are folded
+// alike (package textnorm: ＡＰＩ finds API, ｶﾀｶﾅ finds カタカナ) and English
+// words are stemmed (retry finds retries). A query FTS5 cannot read wraps
+// ErrQuery.
+//
+// Hits come best first: bm25 weighted by where the words were written
+// (approved decisions, summaries and sentences stating a decision first,
+// then prompts, the agent's answers, tool calls and output, and logs pasted
+// into a prompt last), the sessions that made a matching approved decision
+// boosted, newer first among equals; or newest first on request. Every
+// match is ranked and counted. A plain query that no document holds whole —
+// a question in plain words — is asked again for its content words, any of
+// them (Results.Relaxed).
 //
 // Hit.Snippet is a short excerpt of the document as Spans, the matches marked:
 // a terminal writes them with «» or colour, a web page with <mark> around the

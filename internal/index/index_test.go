@@ -108,7 +108,7 @@ func TestSearchKinds(t *testing.T) {
 		{name: "summary", q: Query{Text: "benchmark"}, want: "summary:L1 default: export CSV", total: 1},
 		{name: "kind filter drops others", q: Query{Text: "writer", Kinds: []Kind{KindSummary}}, want: "summary:L1 default: export CSV", total: 1},
 		{name: "since drops older", q: Query{Text: "writer", Since: t0.Add(30 * time.Minute)}, want: "summary:L1 default: export CSV", total: 1},
-		{name: "OR", q: Query{Text: "exporter OR benchmark"}, total: 2},
+		{name: "OR, stemmed (exporter finds export)", q: Query{Text: "exporter OR benchmark"}, total: 3},
 		{name: "nothing", q: Query{Text: "kubernetes"}, want: "", total: 0},
 	}
 	for _, tt := range tests {
@@ -123,9 +123,13 @@ func TestSearchKinds(t *testing.T) {
 		})
 	}
 
-	r := search(t, ix, Query{Text: "streaming"})
+	r := search(t, ix, Query{Text: "streaming", Kinds: []Kind{KindTranscript}})
 	if got := r.Hits[0].Marked("«", "»"); !strings.Contains(got, "«streaming»") {
 		t.Errorf("snippet = %q; want «streaming» marked", got)
+	}
+	r = search(t, ix, Query{Text: "streaming", Kinds: []Kind{KindDecision}})
+	if got := r.Hits[0].Marked("«", "»"); !strings.Contains(got, "a «stream»") {
+		t.Errorf("snippet = %q; want the stem «stream» marked", got)
 	}
 }
 
@@ -373,26 +377,37 @@ func TestArchiveTranscripts(t *testing.T) {
 	}
 }
 
-// More matches than RankLimit: counted up to the limit, newest first, and
-// still paged.
+// Many matches are all ranked, counted and paged: the best comes first
+// even when it is the oldest, equal ones newest first, and Newest orders by
+// time.
 func TestSearchBroad(t *testing.T) {
 	f := newFixture(t)
 	var recs []journal.Record
-	for i := range RankLimit + 100 {
-		recs = append(recs, journal.Record{TS: t0.Add(time.Duration(i) * time.Second), Event: "Stop", Session: "s1", Message: fmt.Sprintf("broad item%05d", i)})
+	const n = 6000
+	for i := range n {
+		msg := fmt.Sprintf("broad item%05d", i)
+		if i == 0 {
+			msg = "broad broad broad item00000"
+		}
+		recs = append(recs, journal.Record{TS: t0.Add(time.Duration(i) * time.Second), Event: "Stop", Session: "s1", Message: msg})
 	}
 	f.record(t, recs...)
 	ix := f.open(t)
 	r := search(t, ix, Query{Text: "broad", Limit: 3})
-	if !r.AtLeast || r.Total != RankLimit+1 || r.Ranked {
-		t.Fatalf("total %d, at least %v, ranked %v; want %d, true, false", r.Total, r.AtLeast, r.Ranked, RankLimit+1)
+	if r.Total != n || !r.Ranked {
+		t.Fatalf("total %d, ranked %v; want %d, true", r.Total, r.Ranked, n)
 	}
-	want := fmt.Sprintf("item%05d", RankLimit+99)
-	if got := r.Hits[0].Marked("", ""); !strings.Contains(got, want) {
-		t.Errorf("first hit %q; want the newest, %s", got, want)
+	for i, want := range []string{"item00000", fmt.Sprintf("item%05d", n-1), fmt.Sprintf("item%05d", n-2)} {
+		if got := r.Hits[i].Marked("", ""); !strings.Contains(got, want) {
+			t.Errorf("hit %d %q; want %s", i, got, want)
+		}
 	}
-	last := search(t, ix, Query{Text: "broad", Limit: 50, Offset: RankLimit + 90})
+	last := search(t, ix, Query{Text: "broad", Limit: 50, Offset: n - 10})
 	if len(last.Hits) != 10 {
 		t.Errorf("last page: %d hits; want 10", len(last.Hits))
+	}
+	newest := search(t, ix, Query{Text: "broad", Limit: 1, Newest: true})
+	if got := newest.Hits[0].Marked("", ""); newest.Ranked || !strings.Contains(got, fmt.Sprintf("item%05d", n-1)) {
+		t.Errorf("newest first: %q, ranked %v; want item%05d, false", got, newest.Ranked, n-1)
 	}
 }

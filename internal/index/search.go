@@ -1,13 +1,17 @@
 package index
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/baton-cli/baton/internal/textnorm"
 )
 
 // Query is a search.
@@ -21,6 +25,8 @@ type Query struct {
 	// Limit is the page size (default DefaultLimit, at most MaxLimit);
 	// Offset the number of hits skipped.
 	Limit, Offset int
+	// Newest orders the hits newest first instead of best first.
+	Newest bool
 }
 
 // Paging bounds.
@@ -29,21 +35,20 @@ const (
 	MaxLimit     = 500
 )
 
-// RankLimit is the number of matches past which hits come newest first
-// rather than by relevance, and matches are no longer counted: ranking or
-// counting every match of a very common word would cost more than a search
-// may take.
-const RankLimit = 5000
-
 // Results are one page of hits.
 type Results struct {
 	Hits []Hit
-	// Total is how many documents match, across all pages; with AtLeast,
-	// more than RankLimit match and Total is RankLimit+1.
-	Total   int
-	AtLeast bool
-	// Ranked is false when the hits are newest first (see RankLimit).
+	// Total is how many documents match, across all pages.
+	Total int
+	// Ranked is true when the hits come best first, false when newest
+	// first (Query.Newest).
 	Ranked bool
+	// Relaxed says that no document holds every word of the query, and
+	// that the hits hold some of Words instead (the query's words without
+	// its stop words, English endings left open), best first: a question
+	// asked in plain words finds what answers it.
+	Relaxed bool
+	Words   []string
 }
 
 // Hit is one document found.
@@ -67,6 +72,9 @@ type Hit struct {
 	// <transcript path>:<line offset>, <layer file>:<offset>, a run id, or
 	// <debate id>:<main|pro|con>.
 	Ref string
+	// Score is the hit's relevance, higher is better; 0 for hits newest
+	// first.
+	Score float64
 }
 
 // Span is a piece of a snippet; Match marks the words the query found.
@@ -90,12 +98,57 @@ func (h *Hit) Marked(open, close string) string {
 	return b.String()
 }
 
-// Search finds the documents matching q.
+// Ranking. A match counts by the column its words are in, through bm25's
+// column weights: approved decisions and summaries most, then sentences that
+// state a decision, what a person wrote, what the agent wrote, tool calls and output, and logs pasted into a
+// prompt least (the last columns, kinds and session ids, count nothing). The
+// weights fall steeply: bm25 saturates a heavy column's count, so that a
+// session repeating a topic in its tool output or a pasted log does not
+// outweigh the one place the topic was decided. The documents of a session
+// that made an approved decision matching the query count boostDecided times
+// as much.
+const (
+	weights      = "bm25(docs_fts, 1.0, 1.0, 0.2, 0.1, 0.04, 0.015, 0.02, 0, 0)"
+	boostDecided = 2.0
+	// textColumns are the columns a query's words are looked for in.
+	textColumns = "{hi said prompt text tool log meta}"
+	// decidedSessions is how many sessions of matching decisions are
+	// boosted.
+	decidedSessions = 3
+)
+
+// Search finds the documents matching q. When none holds every word of a
+// plain query (no operators, quotes or stars), it looks again for documents
+// holding some of its words (Results.Relaxed).
 func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 	match, terms, err := ftsQuery(q.Text)
 	if err != nil {
 		return nil, err
 	}
+	res, err := ix.search(ctx, q, match, terms)
+	if err != nil || res.Total > 0 {
+		return res, err
+	}
+	words, ok := relaxedQuery(q.Text)
+	if !ok {
+		return res, nil
+	}
+	match, terms = orQuery(words)
+	res, err = ix.search(ctx, q, match, terms)
+	if err != nil {
+		return nil, err
+	}
+	res.Relaxed, res.Words = true, words
+	return res, nil
+}
+
+// scored is a document found, before it is read.
+type scored struct {
+	id    int64
+	score float64 // bm25: lower is better
+}
+
+func (ix *Index) search(ctx context.Context, q Query, match string, terms []string) (*Results, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -103,9 +156,9 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 	limit = min(limit, MaxLimit)
 	offset := max(q.Offset, 0)
 
-	// The query looks at titles and bodies; a kind filter is a match on
-	// the kind column, which the index intersects at no cost.
-	match = "{title body} : (" + match + ")"
+	// A kind filter is a match on the kind column, which the index
+	// intersects at no cost.
+	match = textColumns + " : (" + match + ")"
 	if len(q.Kinds) > 0 {
 		kinds := make([]string, len(q.Kinds))
 		for i, k := range q.Kinds {
@@ -113,41 +166,162 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 		}
 		match = "kind : (" + strings.Join(kinds, " OR ") + ") AND " + match
 	}
-	where := "docs_fts MATCH ?"
-	args := []any{match}
-	from := " FROM docs_fts WHERE "
+	from, where := " FROM docs_fts WHERE docs_fts MATCH ?", ""
+	var since []any
 	if !q.Since.IsZero() {
-		where += " AND d.ts >= ?"
-		args = append(args, q.Since.UnixMilli())
-		from = " FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE "
+		from = " FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ?"
+		where = " AND d.ts >= ?"
+		since = []any{q.Since.UnixMilli()}
 	}
-	res := &Results{}
-	count := "SELECT count(*) FROM (SELECT 1" + from + where + " LIMIT " + strconv.Itoa(RankLimit+1) + ")"
-	if err := ix.db.QueryRowContext(ctx, count, args...).Scan(&res.Total); err != nil {
+	res := &Results{Ranked: !q.Newest}
+	if err := ix.db.QueryRowContext(ctx, "SELECT count(*)"+from+where, append([]any{match}, since...)...).Scan(&res.Total); err != nil {
 		return nil, searchError(err)
 	}
-	res.AtLeast = res.Total > RankLimit
-	if res.Total == 0 || (offset >= res.Total && !res.AtLeast) {
-		res.Ranked = true
+	if res.Total == 0 || offset >= res.Total {
 		return res, nil
 	}
-	order := "docs_fts.rowid DESC"
-	if !res.AtLeast {
-		order, res.Ranked = "docs_fts.rank", true
+	var page []scored
+	if q.Newest {
+		rows, err := ix.db.QueryContext(ctx, "SELECT docs_fts.rowid FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ?"+where+
+			" ORDER BY d.ts DESC, d.id DESC LIMIT ? OFFSET ?", append(append([]any{match}, since...), limit, offset)...)
+		if err != nil {
+			return nil, searchError(err)
+		}
+		page, err = scanScored(rows, false)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if page, err = ix.ranked(ctx, match, from, where, since, offset+limit); err != nil {
+			return nil, err
+		}
+		page = page[min(offset, len(page)):]
+		page = page[:min(limit, len(page))]
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT d.kind, d.session, d.ts, d.worktree, d.branch, d.file, d.issue, d.event, d.title, d.body, d.ref
-		FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE `+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
-		append(args, limit, offset)...)
+	if err := ix.readHits(ctx, res, page, terms); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// ranked returns the n best documents matching match, best first: the n
+// best by bm25, merged with the n best of the sessions that made a matching
+// approved decision, boosted. Each list is exact, so the merge is.
+func (ix *Index) ranked(ctx context.Context, match, from, where string, since []any, n int) ([]scored, error) {
+	top := func(m string) ([]scored, error) {
+		rows, err := ix.db.QueryContext(ctx, "SELECT docs_fts.rowid, "+weights+" AS score"+from+where+
+			" ORDER BY score, docs_fts.rowid DESC LIMIT ?", append(append([]any{m}, since...), n)...)
+		if err != nil {
+			return nil, searchError(err)
+		}
+		return scanScored(rows, true)
+	}
+	best, err := top(match)
+	if err != nil {
+		return nil, err
+	}
+	decided, err := ix.decidedSessions(ctx, match)
+	if err != nil || len(decided) == 0 {
+		return best, err
+	}
+	boosted, err := top("sid : (" + strings.Join(decided, " OR ") + ") AND " + match)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]int, len(best)+len(boosted))
+	for i, s := range best {
+		byID[s.id] = i
+	}
+	for _, s := range boosted {
+		s.score *= boostDecided
+		if i, ok := byID[s.id]; ok {
+			best[i].score = min(best[i].score, s.score)
+			continue
+		}
+		byID[s.id] = len(best)
+		best = append(best, s)
+	}
+	slices.SortFunc(best, func(a, b scored) int {
+		if c := cmp.Compare(a.score, b.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.id, a.id)
+	})
+	return best[:min(n, len(best))], nil
+}
+
+// decidedSessions returns the session tokens of the approved decisions that
+// match, best first.
+func (ix *Index) decidedSessions(ctx context.Context, match string) ([]string, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT d.session FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid
+		WHERE docs_fts MATCH ? AND d.event = 'approved' AND d.session != '' ORDER BY `+weights+` LIMIT ?`,
+		"kind : decision AND "+match, decidedSessions)
 	if err != nil {
 		return nil, searchError(err)
 	}
 	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, searchError(err)
+		}
+		if t := sessionToken(s); t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, searchError(err)
+	}
+	return out, nil
+}
+
+func scanScored(rows *sql.Rows, withScore bool) ([]scored, error) {
+	defer rows.Close()
+	var out []scored
+	for rows.Next() {
+		var s scored
+		var err error
+		if withScore {
+			err = rows.Scan(&s.id, &s.score)
+		} else {
+			err = rows.Scan(&s.id)
+		}
+		if err != nil {
+			return nil, searchError(err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, searchError(err)
+	}
+	return out, nil
+}
+
+// readHits reads the documents of page, in its order, into res.
+func (ix *Index) readHits(ctx context.Context, res *Results, page []scored, terms []string) error {
+	if len(page) == 0 {
+		return nil
+	}
+	ids := make([]any, len(page))
+	for i, s := range page {
+		ids[i] = s.id
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, kind, session, ts, worktree, branch, file, issue, event, title, body, ref
+		FROM docs WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, ids...)
+	if err != nil {
+		return searchError(err)
+	}
+	defer rows.Close()
+	hits := make(map[int64]Hit, len(page))
 	for rows.Next() {
 		var h Hit
+		var id int64
 		var kind, body string
 		var ts int64
-		if err := rows.Scan(&kind, &h.Session, &ts, &h.Worktree, &h.Branch, &h.File, &h.Issue, &h.Event, &h.Title, &body, &h.Ref); err != nil {
-			return nil, searchError(err)
+		if err := rows.Scan(&id, &kind, &h.Session, &ts, &h.Worktree, &h.Branch, &h.File, &h.Issue, &h.Event, &h.Title, &body, &h.Ref); err != nil {
+			return searchError(err)
 		}
 		h.Kind = Kind(kind)
 		if ts != 0 {
@@ -159,13 +333,21 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 				h.Snippet = t
 			}
 		}
-		res.Hits = append(res.Hits, h)
+		hits[id] = h
 	}
 	if err := rows.Err(); err != nil {
-		return nil, searchError(err)
+		return searchError(err)
 	}
-	return res, nil
+	for _, s := range page {
+		if h, ok := hits[s.id]; ok {
+			h.Score = -s.score
+			res.Hits = append(res.Hits, h)
+		}
+	}
+	return nil
 }
+
+func alnum(c byte) bool { return c < utf8.RuneSelf && (c == '_' || isDigit(c) || 'a' <= c && c <= 'z') }
 
 func hasMatch(spans []Span) bool {
 	for _, s := range spans {
@@ -239,8 +421,9 @@ func ftsQuery(q string) (string, []string, error) {
 			if star {
 				i++
 			}
-			out = append(out, phrase(b.String(), star))
-			terms = append(terms, b.String())
+			text := textnorm.Fold(b.String())
+			out = append(out, phrase(text, star))
+			terms = append(terms, text)
 		default:
 			j := i
 			for j < len(rs) && !unicode.IsSpace(rs[j]) && rs[j] != '(' && rs[j] != ')' && rs[j] != '"' {
@@ -257,9 +440,13 @@ func ftsQuery(q string) (string, []string, error) {
 			if core == "" {
 				return "", nil, fmt.Errorf("%w: %q has nothing before its star", ErrQuery, word)
 			}
-			terms = append(terms, core)
+			core = textnorm.Fold(core)
+			terms = append(terms, stem(core))
 			if strings.IndexFunc(core, func(r rune) bool { return !bareword(r) || spaced(r) }) < 0 {
-				out = append(out, word)
+				if star {
+					core += "*"
+				}
+				out = append(out, core)
 				continue
 			}
 			out = append(out, phrase(core, star))
@@ -284,28 +471,45 @@ func phrase(s string, star bool) string {
 const snippetRunes = 160
 
 // snippet cuts text around the first match of a term and marks every match
-// in the cut. Matching ignores case; a term made of words matches when its
+// in the cut. Matching is on folded text (textnorm.Fold: width and case), the
+// snippet shows the text as written; a term made of words matches when its
 // words appear in order with only separators between them.
 func snippet(text string, terms []string, size int) []Span {
 	text = strings.Join(strings.Fields(text), " ")
 	if text == "" {
 		return nil
 	}
-	lower := strings.ToLower(text)
+	folded, at := textnorm.FoldMap(text)
 	type hit struct{ start, end int }
 	var hits []hit
 	for _, t := range terms {
-		t = strings.ToLower(strings.TrimSpace(t))
+		t = strings.TrimSpace(t)
 		if t == "" {
 			continue
 		}
-		for from := 0; from < len(lower); {
-			i := strings.Index(lower[from:], t)
+		for from := 0; from < len(folded); {
+			i := strings.Index(folded[from:], t)
 			if i < 0 {
 				break
 			}
-			hits = append(hits, hit{from + i, from + i + len(t)})
-			from += i + len(t)
+			fs, fe := from+i, from+i+len(t)
+			from = fe
+			// A word of letters matches from a word's start to its end
+			// (retry marks retries); other terms match anywhere.
+			if alnum(t[0]) && fs > 0 && alnum(folded[fs-1]) {
+				continue
+			}
+			if alnum(t[len(t)-1]) {
+				for fe < len(folded) && alnum(folded[fe]) {
+					fe++
+				}
+			}
+			start, end := at[fs], at[fe]
+			if end <= start {
+				_, w := utf8.DecodeRuneInString(text[start:])
+				end = start + w
+			}
+			hits = append(hits, hit{start, end})
 		}
 	}
 	// The window starts a little before the first match.

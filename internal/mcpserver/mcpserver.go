@@ -53,8 +53,8 @@ type DecisionsInput struct {
 
 // SearchInput are search's parameters.
 type SearchInput struct {
-	Query string `json:"query" jsonschema:"words to find, all of them, in the decisions, the summaries and the session log"`
-	Limit int    `json:"limit,omitempty" jsonschema:"at most this many hits, the newest first, 1 to 50 (default 20)"`
+	Query string `json:"query" jsonschema:"words to find in the decisions, the summaries and the session log; a question in plain words works too"`
+	Limit int    `json:"limit,omitempty" jsonschema:"at most this many hits, the best first, 1 to 50 (default 20)"`
 }
 
 // New builds the server with its tools over p.

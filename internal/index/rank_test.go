@@ -1,0 +1,224 @@
+package index
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A ranking fixture: for each topic one session decides, and three louder,
+// later sessions only ask about it (and search for it), paste logs full of
+// its words, or link to it. Some decisions were approved (the decision log
+// names the deciding session), some were not.
+type rankTopic struct {
+	slug     string
+	query    string // words a person searches the decision with
+	question string // the same, asked in plain words
+	decide   string // the prompt that decides
+	confirm  string // the agent's answer
+	approved string // the decision log's summary; empty when not approved
+	logLine  string // a log line full of the topic's words (%d: attempt)
+}
+
+var rankTopics = []rankTopic{
+	{"queue-retry-backoff", "queue retry backoff", "what did we decide about the queue retries?",
+		"Let's settle the queue retry policy: exponential backoff from 1s, capped at 5 minutes, at most 8 attempts.",
+		"Done: the queue worker now retries with exponential backoff capped at 5 minutes.",
+		"Queue retries use exponential backoff capped at 5 minutes, 8 attempts", "ERROR queue retry %d failed, backoff 2s, queue=emails retry scheduled"},
+	{"sqlite-wal-checkpoint", "sqlite WAL checkpoint", "how did we decide to handle sqlite checkpoints",
+		"Decision: keep SQLite in WAL mode and run a passive checkpoint after each batch, never a truncate checkpoint while readers are open.",
+		"WAL mode stays; the writer runs a passive checkpoint after every batch.",
+		"SQLite stays in WAL mode with a passive checkpoint after each batch", "WARN sqlite wal checkpoint %d busy, wal size 40MB, checkpoint retried"},
+	{"csv-export-streaming", "csv export streaming", "what was the call on exporting csv files?",
+		"We'll use a streaming CSV export: rows are written as they are read, no buffering of the whole table.",
+		"The exporter now streams CSV rows straight to the response.",
+		"CSV export streams rows instead of buffering the table", "INFO csv export %d rows streaming, export csv chunk flushed"},
+	{"token-rotation", "token rotation refresh", "did we agree on how tokens get rotated",
+		"From now on refresh tokens are rotated on every use and the old token is revoked at once.",
+		"Token rotation is in: each refresh issues a new refresh token and revokes the previous one.",
+		"Refresh tokens rotate on every use; the old token is revoked", "DEBUG token rotation %d: refresh token rotated, refresh ok"},
+	{"log-retention", "log retention days", "how long do we keep the logs",
+		"The rule is: application logs have a retention of 30 days, audit logs 400 days.",
+		"Retention set to 30 days for application logs and 400 days for audit logs.",
+		"Log retention: 30 days for application logs, 400 days for audit logs", "INFO log retention sweep %d: deleted logs older than retention days=30"},
+	{"feature-flag-prefix", "feature flag prefix", "what naming did we pick for feature flags",
+		"Let's go with a team prefix for every feature flag name, like billing.new-invoices.",
+		"Renamed the feature flags to use the team prefix.",
+		"Feature flag names start with the owning team's prefix", "WARN feature flag %d unknown prefix, flag prefix missing"},
+	{"api-pagination-cursor", "pagination cursor API", "which pagination style did we choose for the API",
+		"We decided on cursor pagination for the public API: opaque cursors, no page numbers.",
+		"The API list endpoints now take an opaque cursor.",
+		"", "INFO api pagination cursor %d decoded, cursor page size 50, api list"},
+	{"cache-ttl", "cache ttl invalidation", "what did we decide for cache expiry",
+		"Decision: cache entries get a 10 minute TTL and explicit invalidation on writes.",
+		"Added the 10 minute TTL and invalidation on every write path.",
+		"", "DEBUG cache ttl %d expired, cache invalidation queued, ttl=600"},
+	{"go-toolchain-pin", "go toolchain version", "which Go toolchain do we pin",
+		"We'll pin the Go toolchain version in go.mod with a toolchain line and update it monthly.",
+		"go.mod now carries the toolchain line with the pinned version.",
+		"", "go: downloading toolchain version go1.26.%d, toolchain switch"},
+	{"error-wrapping", "error wrapping sentinel", "how should errors be wrapped",
+		"Agreed on this: errors are wrapped with %w and callers test sentinel errors with errors.Is, no string matching.",
+		"Converted the handlers to wrap errors and compare sentinel values with errors.Is.",
+		"", "panic: error wrapping %d: sentinel error not wrapped"},
+	{"retry-limit-ja", "再試行 上限", "再試行の上限はどう決めた？",
+		"ジョブの再試行は上限 5 回にします。5 回失敗したら通知して止める。",
+		"再試行の上限を 5 回にしました。",
+		"ジョブの再試行は上限 5 回、超えたら通知して停止", "ERROR 再試行 %d 回目 失敗 上限 接近 再試行 待機"},
+	{"config-yaml-ja", "設定ファイル YAML", "設定ファイルの形式について何を決めた？",
+		"設定ファイルは YAML に統一することにした。TOML と JSON は読まない。",
+		"設定ファイルの読み込みを YAML だけにしました。",
+		"設定ファイルは YAML に統一", "WARN 設定ファイル %d YAML 解析 警告 設定ファイル 再読込"},
+	{"slack-thread-ja", "通知 Slack スレッド", "Slack 通知はどうすることにした？",
+		"通知は Slack のスレッドにまとめる方針は変えない、チャンネル直下には投稿しない。決定。",
+		"通知を Slack スレッドへの返信にまとめました。",
+		"Slack 通知はスレッドにまとめ、チャンネル直下に投稿しない", "INFO Slack 通知 %d スレッド 送信 通知 スレッド 完了"},
+	{"audit-log-ja", "監査ログ 保存期間", "監査ログはいつまで残すんだっけ？",
+		"監査ログの保存期間は 400 日で確定。アプリのログは 30 日。",
+		"監査ログの保存期間を 400 日に設定しました。",
+		"監査ログの保存期間は 400 日", "INFO 監査ログ %d 保存期間 超過分 削除 監査ログ 整理"},
+	{"api-key-ja", "ＡＰＩキー 暗号化", "APIキーの保管方法は？",
+		"APIキーは KMS で暗号化して保存することにします。平文では置かない。",
+		"APIキーを KMS 暗号化で保存するようにしました。",
+		"", "WARN APIキー %d 暗号化 鍵 取得 APIキー 再暗号化"},
+	{"backup-generations-ja", "バックアップ 世代", "バックアップは何世代残す？",
+		"ﾊﾞｯｸｱｯﾌﾟは 7 世代まで保持する方針は決定、古いものから消す。",
+		"ﾊﾞｯｸｱｯﾌﾟを 7 世代に制限しました。",
+		"", "INFO バックアップ %d 世代 ローテーション バックアップ 世代 削除"},
+}
+
+type rankCorpus struct {
+	f        *fixture
+	lines    map[string][]string // session → transcript lines
+	at       time.Time
+	decision []string
+	deciders map[string]string // slug → deciding session
+}
+
+func (c *rankCorpus) msg(session, role string, content any) {
+	c.at = c.at.Add(time.Minute)
+	b, _ := json.Marshal(map[string]any{"type": role, "uuid": fmt.Sprintf("u%d", len(c.lines[session])), "sessionId": session,
+		"timestamp": c.at.Format(time.RFC3339Nano), "message": map[string]any{"role": role, "content": content}})
+	c.lines[session] = append(c.lines[session], string(b))
+}
+
+func (c *rankCorpus) say(session, role, text string) {
+	c.msg(session, role, []any{map[string]any{"type": "text", "text": text}})
+}
+
+func (c *rankCorpus) bash(session, command, output string) {
+	id := fmt.Sprintf("toolu_%d", len(c.lines[session]))
+	c.msg(session, "assistant", []any{map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": map[string]any{"command": command}}})
+	c.msg(session, "user", []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": output}})
+}
+
+func newRankCorpus(t *testing.T) *rankCorpus {
+	t.Helper()
+	c := &rankCorpus{f: newFixture(t), lines: map[string][]string{}, at: t0, deciders: map[string]string{}}
+	for i, tp := range rankTopics {
+		decider := fmt.Sprintf("decide-%02d", i)
+		c.deciders[tp.slug] = decider
+		c.say(decider, "user", "Morning. Before the release I want to close open questions.")
+		c.say(decider, "assistant", "Sure, which one first?")
+		c.say(decider, "user", tp.decide)
+		c.say(decider, "assistant", tp.confirm)
+		if tp.approved != "" {
+			b, _ := json.Marshal(map[string]any{"date": "2026-09-01", "ts": c.at, "slug": tp.slug, "summary": tp.approved, "issue": 12, "session": decider})
+			c.decision = append(c.decision, string(b))
+		}
+	}
+	// The louder sessions come later.
+	for i, tp := range rankTopics {
+		asker, paster, linker := fmt.Sprintf("ask-%02d", i), fmt.Sprintf("paste-%02d", i), fmt.Sprintf("link-%02d", i)
+		c.say(asker, "user", "Quick question about the "+tp.query+": is that settled? I keep seeing "+tp.query+" come up.")
+		c.say(asker, "assistant", "I do not remember; let me search the code for "+tp.query+".")
+		var grep strings.Builder
+		for n := range 8 {
+			fmt.Fprintf(&grep, "internal/x/file%d.go:%d: // TODO %s\n", n, 10*n, tp.query)
+		}
+		c.bash(asker, "grep -rn '"+tp.query+"' .", grep.String())
+		c.say(asker, "user", "Still unsure about "+tp.query+". Can you check again?")
+
+		var log strings.Builder
+		for n := range 20 {
+			fmt.Fprintf(&log, "2026-09-03T10:00:%02d "+tp.logLine+"\n", n, n)
+		}
+		c.say(paster, "user", "It broke again in production, here is the log:\n```\n"+log.String()+"```\nWhat is going on?")
+		c.bash(paster, "tail -n 200 /var/log/app.log", log.String())
+		c.say(paster, "assistant", "The log shows the same failure repeating; I will look at the code.")
+
+		c.say(linker, "user", "See the earlier thread on "+tp.query+" in issue #12; today please update the docs for "+tp.query+" and the "+tp.query+" tests.")
+		c.say(linker, "assistant", "Updating the docs and tests that mention "+tp.query+".")
+	}
+	for s, lines := range c.lines {
+		if err := os.WriteFile(filepath.Join(c.f.transcripts, s+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := c.f.state.Context()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "decisions.jsonl"), []byte(strings.Join(c.decision, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// sessionRank is the place (1-based) of the first hit of session s, 0 when
+// none.
+func sessionRank(r *Results, s string) int {
+	for i, h := range r.Hits {
+		if h.Session == s {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func TestRankDecidingSessionFirst(t *testing.T) {
+	c := newRankCorpus(t)
+	ix := c.f.open(t)
+	first := 0
+	for _, tp := range rankTopics {
+		r := search(t, ix, Query{Text: tp.query, Limit: 10})
+		got := sessionRank(r, c.deciders[tp.slug])
+		if got == 1 {
+			first++
+			continue
+		}
+		var top []string
+		for _, h := range r.Hits[:min(3, len(r.Hits))] {
+			top = append(top, h.Session+" "+string(h.Kind)+" "+h.Marked("«", "»"))
+		}
+		t.Logf("%q: deciding session at %d; top: %s", tp.query, got, strings.Join(top, " | "))
+	}
+	t.Logf("deciding session first for %d of %d decision queries", first, len(rankTopics))
+	if first < 15 {
+		t.Errorf("deciding session first for %d of %d queries; want at least 15", first, len(rankTopics))
+	}
+}
+
+func TestRankQuestionsRelaxed(t *testing.T) {
+	c := newRankCorpus(t)
+	ix := c.f.open(t)
+	for _, tp := range rankTopics {
+		t.Run(tp.question, func(t *testing.T) {
+			r := search(t, ix, Query{Text: tp.question, Limit: 5})
+			if !r.Relaxed {
+				t.Errorf("not relaxed (%d hits); want the relaxed tier", r.Total)
+			}
+			if got := sessionRank(r, c.deciders[tp.slug]); got == 0 {
+				var top []string
+				for _, h := range r.Hits {
+					top = append(top, h.Session+" "+h.Marked("«", "»"))
+				}
+				t.Errorf("deciding session not in the top 5 (words %q): %s", r.Words, strings.Join(top, " | "))
+			}
+		})
+	}
+}
