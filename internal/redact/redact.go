@@ -23,8 +23,22 @@
 //	argument      the argument of an option that takes a secret (--token abc,
 //	              docker login -p, redis-cli -a, mysql -pSECRET)
 //
+//	high-entropy  a long random-looking value of no known shape (see entropy.go)
+//	<rule id>     a secret found by one of gitleaks' rules, named by its id:
+//	              stripe-access-token, gitlab-pat, slack-webhook-url, …
+//
 // When a value found by the assignment, bearer or url-password rule is
 // exactly one of the token shapes above, that token's kind is used instead.
+//
+// # Two passes
+//
+// A hand-written scanner finds the kinds above in one pass over the text. A
+// second pass looks for the keywords of gitleaks' default rules (brought in
+// by go generate, see gitleaks.go) and for high-entropy values; a rule's
+// regular expression is compiled the first time its keyword shows up and
+// runs only on the line around it. gitleaks' rules for JWTs, private keys and
+// generic key=value secrets are left to the scanner. The passes repeat while
+// the second one finds something, so that Redact stays idempotent.
 //
 // # Thresholds
 //
@@ -105,7 +119,10 @@
 // input included. Redact is idempotent: Redact(Redact(s)) == Redact(s).
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Kinds, as they appear in "[REDACTED:<kind>]".
 const (
@@ -147,8 +164,54 @@ func Redact(s string) string {
 	if i := indexTag(s, privateOpen); i >= 0 {
 		s = stripPrivate(s, i)
 	}
+	s = scan(s)
+	// A replacement can make what is left of a word stand alone (a token
+	// glued to a longer run), so the passes repeat until nothing changes,
+	// which keeps Redact idempotent. Each round replaces text outside
+	// markers, which no rule matches, so the rounds end.
+	for range maxRounds {
+		t, found := redactFound(s)
+		if !found {
+			break
+		}
+		s = scan(t)
+	}
+	return s
+}
+
+const maxRounds = 8
+
+// scan runs the scanner over s.
+func scan(s string) string {
 	r := redactor{s: s}
 	return r.run()
+}
+
+// redactFound replaces what gitleaks' rules and the high-entropy check find
+// in s, and reports whether they found anything.
+func redactFound(s string) (string, bool) {
+	var buf [8]span
+	spans := find(s, buf[:0])
+	if len(spans) == 0 {
+		return s, false
+	}
+	slices.SortStableFunc(spans, func(a, b span) int { return a.start - b.start })
+	var out strings.Builder
+	out.Grow(len(s))
+	done := 0
+	for i := 0; i < len(spans); {
+		sp := spans[i]
+		for i++; i < len(spans) && spans[i].start < sp.end; i++ {
+			sp.end = max(sp.end, spans[i].end) // overlapping finds become one
+		}
+		out.WriteString(s[done:sp.start])
+		out.WriteString(marker)
+		out.WriteString(sp.kind)
+		out.WriteByte(']')
+		done = sp.end
+	}
+	out.WriteString(s[done:])
+	return out.String(), true
 }
 
 // redactor is one pass over s. Text before done has been dealt with: it is
@@ -211,7 +274,7 @@ func (r *redactor) run() string {
 // Trigger bytes: every rule is tried only at one of these. sk- is found at its
 // 'k' and eyJ at its 'J', which are rarer in text than 's' and 'e'.
 const (
-	triggersLow  uint64 = 1<<'-' | 1<<':' | 1<<'='
+	triggersLow  uint64 = 1<<'-' | 1<<':' | 1<<'=' | 1<<'>'
 	triggersHigh uint64 = 1<<('A'-64) | 1<<('B'-64) | 1<<('J'-64) |
 		1<<('b'-64) | 1<<('g'-64) | 1<<('k'-64) | 1<<('x'-64)
 )
@@ -247,6 +310,10 @@ func (r *redactor) match(i int) (start, end int, kind string) {
 			return i, end, kindPrivateKey
 		}
 		return r.flag(i)
+	case '>':
+		if i > r.done && isLetter(s[i-1]) {
+			return r.xmlElement(i)
+		}
 	case ':', '=':
 		if p := r.pend; p.kind != "" && i+1 == p.start {
 			r.pend = span{}
@@ -559,6 +626,9 @@ func (r *redactor) assignment(i int) (start, end int, kind string) {
 	}
 	key := s[k:keyEnd]
 	kind = secretKeyKind(key)
+	if kind == "" && r.spacedKey(k, key) {
+		kind = kindAssignment
+	}
 	if kind == "" {
 		return 0, 0, ""
 	}
@@ -600,7 +670,8 @@ func secretKeyKind(key string) string {
 	case hasSuffixFold(key, "authorization"):
 		return kindBearer
 	case hasSuffixFold(key, "pass"):
-		if n := len(key) - len("pass"); n == 0 || strings.IndexByte("-_.", key[n-1]) >= 0 {
+		// PASS alone is go test's "--- PASS: TestX".
+		if n := len(key) - len("pass"); n == 0 && key != "PASS" || n > 0 && strings.IndexByte("-_.", key[n-1]) >= 0 {
 			return kindAssignment
 		}
 	case hasSuffixFold(key, "key"):
@@ -621,6 +692,25 @@ func secretKeyKind(key string) string {
 	return ""
 }
 
+// spacedKey reports whether key, starting at k, is the last word of a
+// secret key written with a space: "API key", "access token", "secret key".
+func (r *redactor) spacedKey(k int, key string) bool {
+	s := r.s
+	if k < r.done+2 || s[k-1] != ' ' || !oneOfFold(key, spacedKeyLast[:]) {
+		return false
+	}
+	w := k - 1
+	for w > r.done && isLetter(s[w-1]) {
+		w--
+	}
+	return oneOfFold(s[w:k-1], spacedKeyFirst[:])
+}
+
+var (
+	spacedKeyFirst = [...]string{"api", "access", "secret", "private", "license", "auth", "bearer", "session", "refresh", "bot"}
+	spacedKeyLast  = [...]string{"key", "token"}
+)
+
 // segmentedSecret reports whether a key made of segments joined by '_', '-'
 // or '.' names a secret: a segment is secret, token, password, passwd,
 // passphrase or apikey and the last segment does not name a property of it
@@ -638,7 +728,7 @@ func segmentedSecret(key string) bool {
 		if e > p {
 			n++
 			prev, last = last, key[p:e]
-			if !secret && len(last) >= len("token") && oneOfFold(last, secretSegments[:]) {
+			if !secret && len(last) >= len("pwd") && oneOfFold(last, secretSegments[:]) {
 				secret = true
 			}
 		}
@@ -656,7 +746,7 @@ func segmentedSecret(key string) bool {
 }
 
 var (
-	secretSegments = [...]string{"secret", "token", "password", "passwd", "passphrase", "apikey"}
+	secretSegments = [...]string{"secret", "token", "password", "passwd", "passphrase", "apikey", "pwd"}
 	// Segments that name a property of a secret rather than the secret.
 	propertySegments = [...]string{
 		"id", "ids", "file", "path", "dir", "url", "uri", "endpoint", "host", "name", "names",
@@ -715,10 +805,21 @@ func (r *redactor) value(j int, prose bool) (start, end int, ok bool) {
 		j = p
 	}
 	e, ok := unquoted(s, j, true)
-	if ok && prose && lowerWord(s[j:e]) {
+	if ok && (prose && lowerWord(s[j:e]) || byteCount(s[j:e], s[e:])) {
 		return 0, 0, false
 	}
 	return j, e, ok
+}
+
+// byteCount reports whether a value and the text after it read as a size,
+// as kubectl describe secret prints for each key: "password:  24 bytes".
+func byteCount(v, after string) bool {
+	for i := 0; i < len(v); i++ {
+		if !isDigit(v[i]) {
+			return false
+		}
+	}
+	return strings.HasPrefix(after, " bytes")
 }
 
 // lowerWord reports whether v is made of lower-case ASCII letters only.
@@ -894,7 +995,11 @@ func placeholderStart(v string) bool {
 	return v != "" && strings.IndexByte("${%<", v[0]) >= 0 || strings.HasPrefix(v, marker)
 }
 
-func allStars(v string) bool { return v != "" && strings.Trim(v, "*") == "" }
+// allStars reports whether v is a mask: all '*', or a prefix and at least
+// six '*' as gh auth status prints a token (gho_******…).
+func allStars(v string) bool {
+	return v != "" && strings.Trim(v, "*") == "" || strings.HasSuffix(v, "******") && !strings.Contains(v[:len(v)-6], marker)
+}
 
 // callOrIndex reports whether a value starts with a call or an index
 // expression such as os.Getenv( or tokens[.
@@ -911,7 +1016,7 @@ func readsAsCode(v string) bool {
 		return true
 	}
 	n, dotted := identPath(v)
-	return n == len(v) && (dotted || secretKeyKind(v) != "")
+	return n == len(v) && (dotted && !strings.ContainsAny(v, "0123456789") || secretKeyKind(v) != "")
 }
 
 // identPath returns the length of the dotted name at the start of v

@@ -4,7 +4,8 @@ import "strings"
 
 // Secrets passed to commands as arguments rather than as key=value: options
 // such as --token abc, the -p of docker login, the -a of redis-cli, mysql's
-// -pSECRET, and "aws configure set aws_secret_access_key SECRET".
+// -pSECRET, and "aws configure set aws_secret_access_key SECRET"; and XML
+// elements such as <password>SECRET</password>.
 
 const maxCommandLookBack = 512
 
@@ -16,67 +17,85 @@ func (r *redactor) flag(i int) (start, end int, kind string) {
 	if i+2 >= len(s) || i > r.done && !isBlank(s[i-1]) {
 		return 0, 0, ""
 	}
-	if s[i+1] == '-' {
-		e := runEnd(s, i+2, isKeyByte)
-		name := s[i+2 : e]
-		if name == "" || e >= len(s) || !isBlank(s[e]) || !secretOption(name) {
-			return 0, 0, ""
-		}
-		start, end, ok := r.argument(skipBlanks(s, e))
-		if !ok {
-			return 0, 0, ""
-		}
-		return start, end, r.kindOf(start, end, kindArgument)
+	n := i + 1
+	if s[n] == '-' {
+		n++
 	}
-	return r.shortFlag(i)
+	e := runEnd(s, n, isKeyByte)
+	// Long options, with two dashes or, as Go and Java programs write them,
+	// one (-token, -storepass).
+	if name := s[n:e]; (n == i+2 || len(name) >= 3) && e < len(s) && isBlank(s[e]) && secretOption(name) {
+		if start, end, ok := r.argument(skipBlanks(s, e)); ok {
+			return start, end, r.kindOf(start, end, kindArgument)
+		}
+		return 0, 0, ""
+	}
+	if n == i+1 && strings.IndexByte(passwordFlagLetters, s[n]) >= 0 {
+		return r.shortFlag(i)
+	}
+	return 0, 0, ""
 }
 
 // secretOption reports whether a long option's argument is a secret: its
-// name ends in a secret word as an assignment key would, or names a cookie.
+// name ends in a secret word as an assignment key would, in pass, or names a
+// cookie.
 func secretOption(name string) bool {
 	switch secretKeyKind(name) {
 	case kindAssignment, kindCookie:
 		return true
 	}
-	return false
+	// keytool's -storepass, -keypass, -srcstorepass.
+	return hasSuffixFold(name, "pass") && !hasSuffixFold(name, "bypass") && !hasSuffixFold(name, "compass")
 }
 
-// shortFlag matches the one-letter options that take a password in the
-// commands that define them: -p after docker (podman, nerdctl, buildah,
-// skopeo, helm, oras, crane) login and in sshpass, -a in redis-cli, and
-// -pSECRET written together in mysql and its tools (with a space, mysql reads
-// the next word as a database name).
+// passwordFlags lists the one-letter options that take a password (or a
+// cookie) in the commands that define them. Elsewhere the same letters mean
+// other things (docker run -p, ssh -p, psql -p, ls -a), so the command is
+// checked. attached: the value follows the letter without a space, as in
+// mysql -pSECRET (with a space, mysql reads the next word as a database).
+// login: only after a "login" word, as in docker login.
+var passwordFlags = [...]struct {
+	letter   byte
+	attached bool
+	login    bool
+	cmds     []string
+}{
+	{'p', false, true, []string{"docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "crane", "cf", "az"}},
+	{'p', false, false, []string{"sshpass", "twine", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport"}},
+	{'p', true, false, []string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump", "7z", "7za"}},
+	{'P', false, false, []string{"sqlcmd", "bcp", "zip", "unzip"}},
+	{'a', false, false, []string{"redis-cli"}},
+	{'w', false, false, []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldappasswd", "ldapwhoami", "ldapcompare"}},
+	{'b', false, false, []string{"curl"}},
+}
+
+const passwordFlagLetters = "pPawb"
+
+// shortFlag matches a one-letter option of passwordFlags at s[i].
 func (r *redactor) shortFlag(i int) (start, end int, kind string) {
 	s := r.s
 	c := s[i+1]
-	if c != 'p' && c != 'a' {
-		return 0, 0, ""
-	}
 	j := i + 2
 	spaced := isBlank(s[j])
-	if !spaced && c == 'a' {
+	if !spaced && (s[j] == '\n' || s[j] == '\r' || s[j] == '=') {
 		return 0, 0, ""
 	}
 	cmd, login := r.command(i)
-	switch {
-	case c == 'a' && cmd == "redis-cli",
-		c == 'p' && spaced && (cmd == "sshpass" || login && oneOf(cmd, registryLogins[:])):
-		j = skipBlanks(s, j)
-	case c == 'p' && !spaced && oneOf(cmd, mysqlTools[:]):
-	default:
-		return 0, 0, ""
+	for _, f := range passwordFlags {
+		if f.letter != c || f.attached == spaced || f.login && !login || !oneOf(cmd, f.cmds) {
+			continue
+		}
+		if spaced {
+			j = skipBlanks(s, j)
+		}
+		start, end, ok := r.argument(j)
+		if !ok {
+			return 0, 0, ""
+		}
+		return start, end, r.kindOf(start, end, kindArgument)
 	}
-	start, end, ok := r.argument(j)
-	if !ok {
-		return 0, 0, ""
-	}
-	return start, end, r.kindOf(start, end, kindArgument)
+	return 0, 0, ""
 }
-
-var (
-	registryLogins = [...]string{"docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "crane", "cf"}
-	mysqlTools     = [...]string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump"}
-)
 
 // command returns the name of the command whose arguments s[i] is among
 // (the first word of its segment, after sudo, env and VAR=value prefixes,
@@ -222,4 +241,30 @@ func oneOf(s string, words []string) bool {
 		}
 	}
 	return false
+}
+
+// xmlElement matches the text of an element whose name names a secret, with
+// the '>' of its start tag at i: <password>SECRET</password>.
+func (r *redactor) xmlElement(i int) (start, end int, kind string) {
+	s := r.s
+	k := i
+	for k > r.done && isKeyName(s[k-1]) {
+		k--
+	}
+	if k == i || k == r.done || s[k-1] != '<' || secretKeyKind(s[k:i]) != kindAssignment {
+		return 0, 0, ""
+	}
+	e := i + 1
+	for e < len(s) && s[e] != '<' && s[e] != '\n' {
+		e++
+	}
+	if !strings.HasPrefix(s[e:], "</") {
+		return 0, 0, ""
+	}
+	v := strings.TrimSpace(s[i+1 : e])
+	if placeholder(v) || strings.Contains(v, marker) {
+		return 0, 0, ""
+	}
+	start = i + 1 + strings.Index(s[i+1:e], v)
+	return start, start + len(v), r.kindOf(start, start+len(v), kindAssignment)
 }

@@ -1,0 +1,136 @@
+package redact
+
+import (
+	"math"
+	"strings"
+)
+
+// Long random-looking values of no known shape. A candidate is a run of
+// [A-Za-z0-9+/_-] (with up to two '=' of padding) that
+//
+//   - is at least minEntropyLen bytes long,
+//   - holds an upper-case letter, a lower-case letter and a digit,
+//   - has at most a quarter of its bytes in runs of four or more lower-case
+//     letters, which identifiers and paths made of words have plenty of
+//     (BenchmarkRedact/mixed-1MB-2, /home/User/Downloads/Report2024),
+//   - has a Shannon entropy of at least 0.8·log2(length) bits per byte
+//     (4.5 at most),
+//   - and is not a checksum or a public key: not after "h1:", "sha1-",
+//     "sha256-", "sha384-", "sha512-", "SHA256:", "base64," or an ssh key
+//     type.
+//
+// When a run with '/' in it fails, each part between the '/' is tried alone.
+const (
+	kindHighEntropy = "high-entropy"
+	minEntropyLen   = 24
+	// The threshold stops growing with the length here, below what long
+	// base64 reaches (close to 6 bits).
+	maxEntropyThreshold = 4.5
+)
+
+// Byte classes for findHighEntropy.
+const (
+	classRun   = 1 << iota // [A-Za-z0-9+/_-]
+	classLower             // a-z
+	classUpper             // A-Z
+	classDigit             // 0-9
+
+	classAlnum = classLower | classUpper | classDigit
+)
+
+// byteClass holds the classes of each byte value.
+const byteClass = "" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00\x01\x09\x09\x09\x09\x09\x09\x09\x09\x09\x09\x00\x00\x00\x00\x00\x00" +
+	"\x00\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x00\x00\x00\x00\x01" +
+	"\x00\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+
+// highEntropy appends the span of the run s[start:end] of entropy bytes
+// (with the '=' padding after it) when it looks random, or of its parts
+// between '/' that do.
+func highEntropy(s string, start, end int, spans []span) []span {
+	if end-start < minEntropyLen {
+		return spans
+	}
+	padded := end
+	for padded < len(s) && s[padded] == '=' && padded-end < 2 {
+		padded++
+	}
+	if randomLooking(s[start:end]) {
+		if !checksumBefore(s, start) && !checksumPrefix(s[start:end]) && !insideMarker(s, start, end) {
+			spans = append(spans, span{start, padded, kindHighEntropy})
+		}
+		return spans
+	}
+	// A path or URL made of words can end in a random part:
+	// /api/webhooks/123/<token>.
+	for p := start; p < end; {
+		q := p + strings.IndexByte(s[p:end], '/')
+		if q < p {
+			q = end
+		}
+		if q-p >= minEntropyLen && randomLooking(s[p:q]) && !insideMarker(s, p, q) {
+			e := q
+			if q == end {
+				e = padded
+			}
+			spans = append(spans, span{p, e, kindHighEntropy})
+		}
+		p = q + 1
+	}
+	return spans
+}
+
+// randomLooking applies the class, word and entropy conditions to a run.
+func randomLooking(v string) bool {
+	var classes byte
+	words, lowRun := 0, 0
+	for i := 0; i < len(v); i++ {
+		c := byteClass[v[i]]
+		classes |= c
+		if c&classLower != 0 {
+			lowRun++
+			continue
+		}
+		if lowRun >= 4 {
+			words += lowRun
+		}
+		lowRun = 0
+	}
+	if lowRun >= 4 {
+		words += lowRun
+	}
+	return classes&classAlnum == classAlnum &&
+		4*words <= len(v) && shannon(v) >= min(0.8*math.Log2(float64(len(v))), maxEntropyThreshold)
+}
+
+// checksumBefore reports whether the value at s[i] follows a checksum or
+// public key prefix.
+func checksumBefore(s string, i int) bool {
+	before := s[max(0, i-len("ecdsa-sha2-nistp521 ")):i]
+	for _, p := range [...]string{"h1:", "SHA256:", "base64,"} {
+		if strings.HasSuffix(before, p) {
+			return true
+		}
+	}
+	if strings.HasSuffix(before, " ") {
+		w := before[strings.LastIndexAny(before[:len(before)-1], " \t\n\"'")+1:]
+		return strings.HasPrefix(w, "ssh-") || strings.HasPrefix(w, "ecdsa-") || strings.HasPrefix(w, "sk-ssh-") || strings.HasPrefix(w, "sk-ecdsa-")
+	}
+	return false
+}
+
+// checksumPrefix reports whether a run is a subresource integrity value
+// (sha512-…), whose '-' makes the prefix part of the run.
+func checksumPrefix(v string) bool {
+	for _, p := range [...]string{"sha1-", "sha256-", "sha384-", "sha512-"} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return false
+}
