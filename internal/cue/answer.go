@@ -70,15 +70,17 @@ const (
 // ("we decided", "前回"). A prompt that asks
 // about the last session with nothing more specific gets the newest
 // sessions.
-func Prompt(ctx context.Context, o Options, prompt string) (string, error) {
+func Prompt(ctx context.Context, o Options, prompt string) (text string, err error) {
 	p := strings.TrimSpace(prompt)
 	if p == "" || strings.HasPrefix(p, "/") {
 		return "", nil
 	}
+	defer guard(&err)()
 	f, err := load(Path(o.State))
 	if err != nil || f == nil {
 		return "", err
 	}
+	defer f.close()
 	folded := textnorm.Fold(p)
 	past := hasAny(folded, pastWords)
 	byOff := map[int]*hit{}
@@ -350,7 +352,8 @@ func promptBlock(hits []*hit, o Options, prompt string) string {
 // the decision or the failure; for a Bash command whose program and
 // subcommand failed within FailureAge and has not worked as it failed
 // since, how it went last time and the line that worked after.
-func Tool(ctx context.Context, o Options, tool, file, cmd string) (string, error) {
+func Tool(ctx context.Context, o Options, tool, file, cmd string) (text string, err error) {
+	defer guard(&err)()
 	switch tool {
 	case "Bash":
 		if cmd == "" {
@@ -375,6 +378,7 @@ func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	defer f.close()
 	var e entry
 	offs, err := f.lookup(cmdPrefix + key)
 	if err != nil {
@@ -393,11 +397,10 @@ func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
 		h.fails, h.worked = e.Fails, slices.Clone(e.Worked)
 	}
 	if o.Journal != nil {
-		prog, _, _ := strings.Cut(key, " ")
 		recs, err := o.Journal.Tail(ctx, recentCalls, journal.TailOptions{
 			MaxBytes: recentBytes,
 			Prefilter: func(line []byte) bool {
-				return bytes.Contains(line, []byte(`"cmd":`)) && bytes.Contains(line, []byte(prog)) && bytes.Contains(line, []byte(`"Bash"`))
+				return bytes.Contains(line, []byte(key)) && bytes.Contains(line, []byte(`"event":"`+evPost)) && bytes.Contains(line, []byte(`"tool":"Bash"`))
 			},
 			Match: func(r *journal.Record) bool {
 				return r.Tool == "Bash" && (r.Event == evFailure && CommandKey(r.Cmd) == key || r.Event == evPost && ranKey(r.Cmd, key))
@@ -434,6 +437,7 @@ func fileNote(ctx context.Context, o Options, file string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	defer f.close()
 	var hits []*hit
 	seen := map[int]bool{}
 	for _, t := range []string{filePrefix + rel, filePrefix + base} {

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/baton-cli/baton/internal/state"
@@ -73,15 +75,27 @@ type entry struct {
 // ErrCorrupt marks a recall file that is not in the expected format.
 var ErrCorrupt = errors.New("recall file is damaged")
 
-// file is a recall file read into memory.
+// file is a recall file mapped into memory: only the pages a lookup
+// touches are read.
 type file struct {
 	data  []byte
 	terms []byte // the sorted term lines
 	built time.Time
+	unmap func() error
 }
 
-// load reads the recall file at path. A missing file is an empty one
-// (nil, nil); a file over MaxFile, or not in the format, is an error.
+// close releases the file's memory; its data must not be used after.
+func (f *file) close() {
+	if f != nil && f.unmap != nil {
+		f.unmap()
+	}
+}
+
+// load maps the recall file at path into memory. A missing file is an
+// empty one (nil, nil); a file over MaxFile, or not in the format, is an
+// error. The caller closes the file, and reads it with faults turned into
+// panics (guard): the file is replaced by renames, never cut in place, but
+// a file cut by someone else must not crash the hook.
 func load(path string) (*file, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -95,14 +109,43 @@ func load(path string) (*file, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read recall file: %w", err)
 	}
-	if fi.Size() > MaxFile {
-		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrCorrupt, fi.Size(), MaxFile)
+	switch size := fi.Size(); {
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("read recall file: %s is not a file", path)
+	case size > MaxFile:
+		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrCorrupt, size, MaxFile)
+	case size == 0:
+		return nil, fmt.Errorf("%w: empty", ErrCorrupt)
 	}
-	data := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, fmt.Errorf("read recall file: %w", err)
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		// Not mappable (an odd file system): read it.
+		data = make([]byte, fi.Size())
+		if _, err := io.ReadFull(f, data); err != nil {
+			return nil, fmt.Errorf("read recall file: %w", err)
+		}
+		return parse(data)
 	}
-	return parse(data)
+	rf, err := parse(data)
+	if err != nil {
+		syscall.Munmap(data)
+		return nil, err
+	}
+	rf.unmap = func() error { return syscall.Munmap(data) }
+	return rf, nil
+}
+
+// guard turns a memory fault while reading a mapped recall file (a file
+// cut short under the reader) into an error, in functions that defer it
+// with their error result.
+func guard(err *error) func() {
+	old := debug.SetPanicOnFault(true)
+	return func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			*err = fmt.Errorf("%w: read fault: %v", ErrCorrupt, r)
+		}
+	}
 }
 
 func parse(data []byte) (*file, error) {
