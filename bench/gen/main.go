@@ -109,6 +109,7 @@ var (
 	dirs     = []string{"internal/journal", "internal/hook", "cmd/baton", "docs", "web/src/components", "pkg/api", "scripts"}
 	names    = []string{"main.go", "journal.go", "tail.go", "README.md", "handler_test.go", "index.tsx", "config.yaml", "Makefile"}
 	commands = []string{"go test ./...", "git status", "npm run build", "make lint", "git diff --stat", "go vet ./...", "ls -la", "rg TODO"}
+	failures = []string{"--- FAIL: TestTail (0.01s)\n    tail_test.go:42: got 3 records, want 4", "npm ERR! code ELIFECYCLE", "make: *** [Makefile:12: lint] Error 1", "fatal: not a git repository"}
 	descs    = []string{"Run the test suite", "Show working tree status", "Build the front end", "Check formatting", "List changed files", "テストを実行", "差分を確認"}
 	words    = strings.Fields("the journal record hook session resume decision context agent worktree branch file test build error fix refactor 関数 テスト 修正 設計 確認 実装 変更")
 )
@@ -151,10 +152,17 @@ func (g *gen) journal(w *bufio.Writer, limit int64, worktrees int) error {
 		default:
 			rec.Tool = g.pick(tools)
 			if rec.Tool == "Bash" {
+				// As the hook records Bash calls: the command line, and
+				// for one in 25 a failure with its exit status and first
+				// error line.
+				rec.Cmd = g.pick(commands)
 				rec.Desc = g.pick(descs)
-				if g.r.IntN(3) == 0 {
-					rec.Desc = g.pick(commands)
+				exit := 0
+				if g.r.IntN(25) == 0 {
+					exit = 1 + g.r.IntN(2)
+					rec.Event, rec.Error = "PostToolUseFailure", g.pick(failures)
 				}
+				rec.Exit = &exit
 			} else {
 				rec.File = filepath.Join(rec.Worktree, g.pick(dirs), g.pick(names))
 			}

@@ -7,10 +7,19 @@
 //	go build -o /tmp/bin/ ./cmd/...
 //	go run ./bench/hooklat -hook /tmp/bin/baton-hook -baton /tmp/bin/baton -n 500
 //	go run ./bench/hooklat -hook /tmp/bin/baton-hook -event SessionStart -journal /tmp/bench/auto-1g.jsonl
+//	go run ./bench/hooklat -hook /tmp/bin/baton-hook -event UserPromptSubmit -journal /tmp/bench/auto-1g.jsonl \
+//	    -transcripts /tmp/bench/projects -recall
+//
+// With -recall it first writes approved decisions (-decisions) and builds the
+// recall file from them and the journal, as `baton context recall` does, so
+// that UserPromptSubmit (-prompt) and PreToolUse (a Bash call of -command)
+// are measured answering from it. Before timing it prints what one call of
+// the hook wrote, so a run says whether it measured an answer or silence.
 package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -18,7 +27,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/baton-cli/baton/internal/cue"
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/recall"
+	"github.com/baton-cli/baton/internal/state"
 )
 
 func main() {
@@ -34,6 +49,11 @@ func run() error {
 	n := flag.Int("n", 300, "runs of each command")
 	event := flag.String("event", "PostToolUse", "hook event to send")
 	journalFile := flag.String("journal", "", "journal to copy in as auto.jsonl first (e.g. a generated 1 GB one)")
+	prompt := flag.String("prompt", "what did we decide about the journal tail and the hook session?", "the prompt of a UserPromptSubmit")
+	command := flag.String("command", "go test ./...", "the Bash command of a PreToolUse or PostToolUse")
+	withRecall := flag.Bool("recall", false, "write decisions and build the recall file first")
+	decisions := flag.Int("decisions", 300, "approved decisions to write with -recall")
+	transcripts := flag.String("transcripts", "", "a folder of transcript projects (bench/gen transcripts) to put under the run's ~/.claude/projects")
 	flag.Parse()
 
 	repo, err := os.MkdirTemp("", "hooklat-")
@@ -68,7 +88,17 @@ func run() error {
 			return err
 		}
 	}
-	payload := fmt.Sprintf(`{"session_id":"bench-session","transcript_path":"/nonexistent.jsonl","cwd":%q,"hook_event_name":%q,"source":"startup","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"Run the tests"},"tool_response":{"stdout":"ok  \tgithub.com/example/pkg\t0.123s","stderr":"","interrupted":false}}`, repo, *event)
+	if *transcripts != "" {
+		if err := linkTranscripts(*transcripts, repo); err != nil {
+			return err
+		}
+	}
+	if *withRecall {
+		if err := seedRecall(repo, stateDir, *decisions); err != nil {
+			return err
+		}
+	}
+	payload := fmt.Sprintf(`{"session_id":"bench-session","transcript_path":"/nonexistent.jsonl","cwd":%q,"hook_event_name":%q,"source":"startup","prompt":%q,"tool_name":"Bash","tool_input":{"command":%q,"description":"Run the tests"},"tool_response":{"stdout":"ok  \tgithub.com/example/pkg\t0.123s","stderr":"","interrupted":false}}`, repo, *event, *prompt, *command)
 
 	env := append(os.Environ(), "HOME="+repo, "XDG_CONFIG_HOME="+filepath.Join(repo, ".config"))
 	runOnce := func(name string, args ...string) (time.Duration, error) {
@@ -90,6 +120,20 @@ func run() error {
 	if *baton != "" {
 		cmds = append(cmds, []string{*baton, "hook"})
 		names = append(names, "baton hook")
+	}
+	// What the hook says to this payload: an answer or silence.
+	{
+		cmd := exec.Command(*hookBin)
+		cmd.Dir, cmd.Env, cmd.Stdin = repo, env, bytes.NewReader([]byte(payload))
+		out, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("baton-hook: %w", err)
+		}
+		shown := string(out)
+		if len(shown) > 300 {
+			shown = shown[:300] + "…"
+		}
+		fmt.Printf("baton-hook wrote %d bytes: %s\n", len(out), strings.TrimSpace(shown))
 	}
 	// Warm up all (page cache, binary loading).
 	for range 10 {
@@ -143,4 +187,76 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// linkTranscripts puts each project folder of dir under the run's
+// ~/.claude/projects (HOME is the repository folder), the repository's own
+// folder first: the corpus is where Claude Code keeps transcripts.
+func linkTranscripts(dir, repo string) error {
+	projects := filepath.Join(repo, ".claude", "projects")
+	if err := os.MkdirAll(projects, 0o700); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for i, e := range entries {
+		name := e.Name()
+		if i == 0 {
+			name = encodeCwd(repo)
+		}
+		if err := os.Symlink(filepath.Join(dir, e.Name()), filepath.Join(projects, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeCwd is Claude Code's project folder name for a cwd: every
+// character that is not a letter or a digit becomes '-'.
+func encodeCwd(cwd string) string {
+	b := []byte(cwd)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+// seedRecall writes n approved decisions about the generated journal's
+// topics and builds the recall file from them and the journal.
+func seedRecall(repo, stateDir string, n int) error {
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return err
+	}
+	d := state.Dir{Root: stateDir}
+	files, err := recall.FilesFor(d, "")
+	if err != nil {
+		return err
+	}
+	topics := strings.Fields("journal hook session resume decision context agent worktree branch index search tail rotate archive redact transcript usage worker debate pane")
+	now := time.Now()
+	var ds []recall.Decision
+	for i := range n {
+		a, b := topics[i%len(topics)], topics[(i/len(topics)+i+1)%len(topics)]
+		at := now.Add(-time.Duration(n-i) * time.Hour)
+		ds = append(ds, recall.Decision{
+			Date: at.Format(recall.DateLayout), TS: at, Slug: fmt.Sprintf("%s-%s-%d", a, b, i),
+			Summary: fmt.Sprintf("The %s keeps its %s in internal/%s/%s.go; decision %d of the bench", a, b, a, b, i),
+			Issue:   100 + i,
+		})
+	}
+	if _, err := recall.AppendDecisions(files, ds...); err != nil {
+		return err
+	}
+	start := time.Now()
+	built, err := cue.Build(context.Background(), cue.BuildOptions{State: d, Journal: journal.Open(stateDir, journal.Options{}), Now: now})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("recall file: %d bytes (%d decisions, %d sessions, %d failed commands, %d files), built in %.0f ms\n",
+		built.Bytes, built.Decisions, built.Sessions, built.Commands, built.Files, float64(time.Since(start).Microseconds())/1000)
+	return nil
 }
