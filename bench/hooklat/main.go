@@ -94,7 +94,7 @@ func run() error {
 		}
 	}
 	if *withRecall {
-		if err := seedRecall(repo, stateDir, *decisions); err != nil {
+		if err := seedRecall(repo, stateDir, *decisions, *command); err != nil {
 			return err
 		}
 	}
@@ -226,8 +226,10 @@ func encodeCwd(cwd string) string {
 }
 
 // seedRecall writes n approved decisions about the generated journal's
-// topics and builds the recall file from them and the journal.
-func seedRecall(repo, stateDir string, n int) error {
+// topics, appends a failure of another line of command to the journal
+// (so that a PreToolUse of command has history), and builds the recall
+// file from them and the journal.
+func seedRecall(repo, stateDir string, n int, command string) error {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return err
 	}
@@ -251,8 +253,22 @@ func seedRecall(repo, stateDir string, n int) error {
 	if _, err := recall.AppendDecisions(files, ds...); err != nil {
 		return err
 	}
+	exit := 1
+	j := journal.Open(stateDir, journal.Options{MaxSize: 64 << 30})
+	// After the journal's last record: a generated journal's clock runs
+	// ahead of now.
+	at := now.Add(-10 * time.Minute)
+	if last, err := j.Tail(context.Background(), 1, journal.TailOptions{}); err == nil && len(last) == 1 && last[0].TS.After(at) {
+		at = last[0].TS.Add(time.Second)
+	}
+	if err := j.Append(journal.Record{
+		TS: at, Event: "PostToolUseFailure", Tool: "Bash", Session: "bench-earlier", Cwd: repo, Worktree: repo, Branch: "main",
+		Cmd: command + " -count=1", Exit: &exit, Error: "--- FAIL: TestBench (0.01s)\n    bench_test.go:9: got 1, want 2",
+	}); err != nil {
+		return err
+	}
 	start := time.Now()
-	built, err := cue.Build(context.Background(), cue.BuildOptions{State: d, Journal: journal.Open(stateDir, journal.Options{}), Now: now})
+	built, err := cue.Build(context.Background(), cue.BuildOptions{State: d, Journal: j, Now: now})
 	if err != nil {
 		return err
 	}
