@@ -127,6 +127,9 @@ func LogApproved(dir state.Dir, session string, issue int, decisions []UserDecis
 	if len(decisions) == 0 {
 		return nil
 	}
+	if err := mkdirAll(dir.Root); err != nil {
+		return fmt.Errorf("log approved decisions: %w", err)
+	}
 	files, err := recall.FilesFor(dir, "")
 	if err != nil {
 		return err

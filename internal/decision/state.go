@@ -33,11 +33,11 @@ type SessionState struct {
 
 // Keys a patch may set with a meaning; others are stored as given.
 const (
-	KeySkillRanAt   = "skill_ran_at"
-	KeyOffset       = "last_processed_offset"
-	KeyCaptured     = "captured_slugs"
-	KeyIssue        = "issue_number"
-	KeySession      = "session_id"
+	KeySkillRanAt = "skill_ran_at"
+	KeyOffset     = "last_processed_offset"
+	KeyCaptured   = "captured_slugs"
+	KeyIssue      = "issue_number"
+	KeySession    = "session_id"
 	// corruptTimeForm names a file moved aside, as the original tool does.
 	corruptTimeForm = "20060102T150405.000000"
 )

@@ -156,12 +156,25 @@ func fail(kind string, format string, args ...any) error {
 // and returns only the error of writing it.
 func Run(ctx context.Context, in io.Reader, out io.Writer, env Env) error {
 	resp := handle(ctx, in, env)
-	b, err := json.Marshal(resp)
+	b, err := encode(resp)
 	if err != nil {
-		b, _ = json.Marshal(Response{SchemaVersion: SchemaVersion, Error: &ErrorOut{Kind: KindInternal, Message: "encode response: " + err.Error()}})
+		b, _ = encode(Response{SchemaVersion: SchemaVersion, Error: &ErrorOut{Kind: KindInternal, Message: "encode response: " + err.Error()}})
 	}
-	_, err = out.Write(append(b, '\n'))
+	_, err = out.Write(b)
 	return err
+}
+
+// encode writes v on one line with characters as they are, as the original
+// does (json.dumps with ensure_ascii=False): a marker reads "<!--", not
+// "\u003c!--", to whoever reads the response.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 func handle(ctx context.Context, in io.Reader, env Env) (resp Response) {
@@ -189,7 +202,7 @@ func handle(ctx context.Context, in io.Reader, env Env) (resp Response) {
 		if req.Subcommand == "" {
 			req.Subcommand = sub
 		} else if req.Subcommand != sub {
-			return errorResponse(fail(KindInternal, "the command line names subcommand %q but the request %q", sub, req.Subcommand), i18n.EN)
+			return errorResponse(fail(KindInternal, "the command line names subcommand %q but the request names %q", sub, req.Subcommand), i18n.EN)
 		}
 	}
 	s := &session{env: env, req: req}
@@ -271,6 +284,14 @@ func (s *session) setup() error {
 	} else {
 		s.dir = state.At(project)
 	}
+	if repo := s.repo; repo.Main != "" && s.writesState() {
+		// Whatever creates the state folder keeps it out of git.
+		if _, err := os.Stat(s.dir.Root); errors.Is(err, fs.ErrNotExist) {
+			if _, err := repo.AddExclude(state.ExcludePattern); err != nil {
+				s.warn("keep the state folder out of git: " + err.Error())
+			}
+		}
+	}
 	cfg, err := s.env.Config(s.worktree())
 	if err != nil {
 		return fail(KindInternal, "%v", err)
@@ -347,6 +368,15 @@ func (s *session) worktree() string {
 		return s.repo.Worktree
 	}
 	return s.project
+}
+
+// writesState reports the subcommands that may create the state folder.
+func (s *session) writesState() bool {
+	switch s.req.Subcommand {
+	case "commit-state", "save-pending", "post-decisions", "escalate":
+		return true
+	}
+	return false
 }
 
 func (s *session) needsSession() bool {
@@ -747,6 +777,8 @@ func errorResponse(err error, lang i18n.Lang) Response {
 	switch {
 	case errors.As(err, &f):
 		out.Kind = f.kind
+		// Not clipped: such a message names a file or a field whole.
+		out.Message = strings.Join(strings.Fields(redact.Redact(err.Error())), " ")
 	case errors.As(err, &tm):
 		out.Kind = KindTargetResolution
 		out.Hint = msgTargetHint.In(lang)
