@@ -99,6 +99,9 @@ func BenchmarkRedact(b *testing.B) {
 		in   string
 	}{
 		{"mixed-1MB", mixedText(1 << 20)},
+		// Every line crowded with gitleaks' keywords: the worst case for the
+		// rules, held down by their budget.
+		{"crafted-keywords-1MB", craftedKeywords(1 << 20)},
 		{fmt.Sprintf("hook-record-%dB", len(record)), record},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
@@ -123,4 +126,15 @@ func TestMixedTextHasSecrets(t *testing.T) {
 	if len(got) < len(in)*9/10 {
 		t.Errorf("Redact(mixedText) kept %d of %d bytes; want at least 90%%", len(got), len(in))
 	}
+}
+
+// craftedKeywords returns about size bytes of lines that hold every keyword
+// of gitleaks' rules.
+func craftedKeywords(size int) string {
+	var b strings.Builder
+	for _, k := range gitleaksKeywords {
+		b.WriteString(k.text + " = x ")
+	}
+	line := b.String() + "\n"
+	return strings.Repeat(line, max(1, size/len(line)))
 }

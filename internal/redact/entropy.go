@@ -19,7 +19,10 @@ import (
 //     "sha256-", "sha384-", "sha512-", "SHA256:", "base64," or an ssh key
 //     type.
 //
-// When a run with '/' in it fails, each part between the '/' is tried alone.
+// When a run with '/' in it fails, each part between the '/' is tried alone;
+// when it passes, leading and trailing parts of a path made of lower-case
+// letters only or digits only (api/webhooks/1187654321/…) are left out of
+// the replacement.
 const (
 	kindHighEntropy = "high-entropy"
 	minEntropyLen   = 24
@@ -62,7 +65,11 @@ func highEntropy(s string, start, end int, spans []span) []span {
 	}
 	if randomLooking(s[start:end]) {
 		if !checksumBefore(s, start) && !checksumPrefix(s[start:end]) && !insideMarker(s, start, end) {
-			spans = append(spans, span{start, padded, kindHighEntropy})
+			a, e := trimPathWords(s[start:end])
+			if e < end-start {
+				padded = start + e
+			}
+			spans = append(spans, span{start + a, padded, kindHighEntropy})
 		}
 		return spans
 	}
@@ -133,4 +140,39 @@ func checksumPrefix(v string) bool {
 		}
 	}
 	return false
+}
+
+// trimPathWords returns the part of a random-looking run that is left when
+// leading and trailing '/'-separated parts made of lower-case letters only
+// or of digits only (api, webhooks, 1187654321, edit) are taken off, as long
+// as what is left still looks random.
+func trimPathWords(v string) (start, end int) {
+	start, end = 0, len(v)
+	for {
+		i := strings.IndexByte(v[start:end], '/')
+		if i < 0 || !plainPart(v[start:start+i]) || !longRandom(v[start+i+1:end]) {
+			break
+		}
+		start += i + 1
+	}
+	for {
+		i := strings.LastIndexByte(v[start:end], '/')
+		if i < 0 || !plainPart(v[start+i+1:end]) || !longRandom(v[start:start+i]) {
+			break
+		}
+		end = start + i
+	}
+	return start, end
+}
+
+func longRandom(v string) bool { return len(v) >= minEntropyLen && randomLooking(v) }
+
+// plainPart reports whether a part of a path is lower-case letters only or
+// digits only.
+func plainPart(p string) bool {
+	var classes byte
+	for i := 0; i < len(p); i++ {
+		classes |= byteClass[p[i]]
+	}
+	return classes == classRun|classLower || classes == classRun|classDigit
 }

@@ -13,11 +13,16 @@ import (
 // The rules of gitleaks (https://github.com/gitleaks/gitleaks), taken from
 // its default configuration by go generate into gitleaks_rules.go. Each rule
 // has keywords; its regular expression is compiled the first time one of
-// them shows up in a text, and run only on the lines around them.
+// them shows up in a text, and run only on the text around them: from 64
+// bytes before the keyword to the longest match the expression allows after
+// it, within the keyword's line. On text crafted to hold keywords
+// everywhere, the expressions stop after reading twice the text's length
+// (and 16 KiB); the scanner and the high-entropy check still cover it.
 
 type gitleaksRule struct {
 	id      string
 	re      int // index in gitleaksRegexps
+	maxLen  int // the most bytes a match spans (4096 when unbounded)
 	group   int // the secret's capture group; 0 for the first that matched
 	entropy float64
 	allow   []gitleaksAllowlist
@@ -39,10 +44,14 @@ type gitleaksKeyword struct {
 }
 
 const (
-	// A rule runs on the line around its keyword, and at most this far
-	// before and after the keyword on long lines.
-	maxWindowBefore = 512
-	maxWindowAfter  = 1024
+	// A rule runs on the text from this far before its keyword to its
+	// longest match after it, within the keyword's line.
+	maxLeadIn = 64
+	// Regular expressions run on at most this many bytes per byte of text
+	// (plus regexpAllowance): text crafted to hold keywords everywhere
+	// could otherwise make every rule run over all of it.
+	regexpBudget    = 2
+	regexpAllowance = 16 << 10
 )
 
 // compiled holds the regular expressions compiled so far.
@@ -57,14 +66,11 @@ func gitleaksRegexp(i int) *regexp.Regexp {
 	return c.re
 }
 
-// ruleSet is a set of indices into gitleaksRules.
-type ruleSet [(len(gitleaksRules) + 63) / 64]uint64
-
-// window is a part of the text and the rules whose keywords appear in it.
-type window struct {
-	start, end int
-	rules      ruleSet
-	any        bool
+// ruleRuns tracks, during one pass, where each rule has run up to and how
+// many bytes the regular expressions may still read.
+type ruleRuns struct {
+	end    [len(gitleaksRules)]int
+	budget int
 }
 
 // find appends to spans the secrets that gitleaks' rules and the
@@ -75,7 +81,7 @@ type window struct {
 // fast; gitleaks itself looks anywhere. The one keyword that starts inside a
 // word, "q~" of Azure client secrets, is looked for at its '~'.
 func find(s string, spans []span) []span {
-	var w window
+	runs := ruleRuns{budget: regexpBudget*len(s) + regexpAllowance}
 	run := -1 // start of the current run of entropy bytes
 	for i := 0; i < len(s); {
 		class := byteClass[s[i]]
@@ -119,63 +125,52 @@ func find(s string, spans []span) []span {
 			if !hasPrefixFold(s[k:], kw.text) {
 				continue
 			}
-			if !w.any || k >= w.end {
-				spans = w.run(s, spans)
-				w = window{any: true}
-				w.start, w.end = lineAround(s, k)
-			}
 			for _, r := range kw.rules {
-				w.rules[r/64] |= 1 << (r % 64)
+				spans = runs.rule(s, int(r), k, spans)
 			}
 		}
 	}
 	if run >= 0 {
 		spans = highEntropy(s, run, len(s), spans)
 	}
-	return w.run(s, spans)
+	return spans
 }
 
-// lineAround returns the line around s[i], cut to maxWindowBefore bytes
-// before i and maxWindowAfter after.
-func lineAround(s string, i int) (start, end int) {
-	lo := max(0, i-maxWindowBefore)
-	start = lo
-	if j := strings.LastIndexByte(s[lo:i], '\n'); j >= 0 {
-		start = lo + j + 1
+// rule runs gitleaks rule r on the text around its keyword at k, within
+// the keyword's line, and appends the secrets it finds. Text the rule has run
+// on before is not read again, save for an overlap of its longest match.
+func (runs *ruleRuns) rule(s string, r, k int, spans []span) []span {
+	rule := &gitleaksRules[r]
+	start := max(0, k-maxLeadIn)
+	if j := strings.LastIndexByte(s[start:k], '\n'); j >= 0 {
+		start += j + 1
 	}
-	hi := min(len(s), i+maxWindowAfter)
-	end = hi
-	if j := strings.IndexByte(s[i:hi], '\n'); j >= 0 {
-		end = i + j
+	end := min(len(s), k+rule.maxLen)
+	if j := strings.IndexByte(s[k:end], '\n'); j >= 0 {
+		end = k + j
 	}
-	return start, end
-}
-
-// run appends the secrets found by the window's rules.
-func (w *window) run(s string, spans []span) []span {
-	if !w.any {
+	if end <= runs.end[r] {
 		return spans
 	}
-	text := s[w.start:w.end]
-	for x, word := range w.rules {
-		for word != 0 {
-			b := bits.TrailingZeros64(word)
-			word &^= 1 << b
-			r := &gitleaksRules[x*64+b]
-			re := gitleaksRegexp(r.re)
-			if !re.MatchString(text) {
-				continue
-			}
-			for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
-				a, e := r.secret(m)
-				if a < 0 || !r.isSecret(text, m[0], m[1], a, e) {
-					continue
-				}
-				a, e = a+w.start, e+w.start
-				if !insideMarker(s, a, e) {
-					spans = append(spans, span{a, e, r.id})
-				}
-			}
+	start = max(start, runs.end[r]-rule.maxLen)
+	if end-start > runs.budget {
+		return spans
+	}
+	runs.budget -= end - start
+	runs.end[r] = end
+	text := s[start:end]
+	re := gitleaksRegexp(rule.re)
+	if !re.MatchString(text) {
+		return spans
+	}
+	for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		a, e := rule.secret(m)
+		if a < 0 || !rule.isSecret(text, m[0], m[1], a, e) {
+			continue
+		}
+		a, e = a+start, e+start
+		if !insideMarker(s, a, e) {
+			spans = append(spans, span{a, e, rule.id})
 		}
 	}
 	return spans

@@ -118,6 +118,20 @@ func TestRedact(t *testing.T) {
 		{"cookie in escaped JSON", `{"out":"Set-Cookie: sid=abc\nok"}`, `{"out":"Set-Cookie: ` + red(kindCookie) + `\nok"}`},
 		{"a key after a word with a value that is no word", "the api token: abc123", "the api token: " + red(kindAssignment)},
 
+		// gitleaks' rules, named by their ids.
+		{"stripe", "STRIPE=sk_live_4eC39HqLyjWDarjtT1zdp7dc", "STRIPE=[REDACTED:stripe-access-token]"},
+		{"gitlab pat in prose", "token glpat-xK9vB2mN4pQ7rS1tU3wY expired", "token [REDACTED:gitlab-pat] expired"},
+		{"slack webhook", "curl -X POST https://hooks.slack.com/services/T0ABCDEFG/B0ABCDEFG/aB3dE5fG7hI9jK1lM3nO5pQ7 -d x", "curl -X POST [REDACTED:slack-webhook-url] -d x"},
+		{"npm token in an error", "npm ERR! token npm_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5 lacks rights", "npm ERR! token [REDACTED:npm-access-token] lacks rights"},
+		{"a scanner kind wins", "NPM_TOKEN=npm_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5", "NPM_TOKEN=[REDACTED:assignment]"},
+		{"digitalocean in prose", "the token dop_v1_" + strings.Repeat("a1b2c3d4", 8) + " was revoked", "the token [REDACTED:digitalocean-pat] was revoked"},
+
+		// High-entropy values.
+		{"random value", "value qT7vX9pL2mN8rK4sW6yB1cF3hJ5dG0aZ9eR here", "value [REDACTED:high-entropy] here"},
+		{"random base64 with padding", "blob: dGhpcyBpcyBhIHRlc3Qgb2YgYmFzZTY0IGVuY29kaW5nIDEyMw== end", "blob: [REDACTED:high-entropy] end"},
+		{"random last part of a URL path", "https://discord.com/api/webhooks/1187654321098765432/bLNNu3PwUOCuQaEc6c0su3M2eQIYYU1fmaMwUAn3F/edit", "https://discord.com/api/webhooks/1187654321098765432/[REDACTED:high-entropy]/edit"},
+		{"random base64 with slashes", "k wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "k [REDACTED:high-entropy]"},
+
 		// Authorization and bearer.
 		{"authorization bearer", "Authorization: Bearer " + f.bearerB64, "Authorization: Bearer " + red(kindBearer)},
 		{"authorization basic in curl", `curl -H "Authorization: Basic ` + f.basic + `" https://api.example.com`, `curl -H "Authorization: Basic ` + red(kindBearer) + `" https://api.example.com`},
@@ -210,6 +224,14 @@ func TestRedactLeavesNearMisses(t *testing.T) {
 		{"Japanese prose", "パスワードを入力してください。トークンの有効期限は30日です。"},
 		{"secrets as a word", "secrets: inherit\nsecret_name: prod-db"},
 		{"kind Secret", "kind: Secret\nmetadata:"},
+		{"checksums", "github.com/x/y v1.2.3 h1:gOb8E2sNvpNq7kU1ZfNq4T1n6W0Pj5w3bNxzZb5JZ0s=\n\"integrity\": \"sha512-Qd3zBv7kU1ZfNq4T1n6W0Pj5w3bNxzZb5JZ0sgOb8E2sNvpN==\"\n256 SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8 ada@host"},
+		{"identifiers and paths made of words", "--- PASS: TestRedactReturnsInputWithoutAllocating2 (0.00s)\n/home/User/Downloads/Report2024FinalVersion/x\nKubernetes1Cluster2Node3Pool"},
+		{"hex and uuids", "commit 3f2a9c1e7b4d4e8a9f0c2d1b6a5e8c7f12345678 3f2a9c1e-7b4d-4e8a-9f0c-2d1b6a5e8c7f"},
+		{"public key", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq5zYxWvUtSrQpOnMlKjIhGfEdCbA9876543210zyx ada@host"},
+		{"data URI", `<img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==">`},
+		{"masked token", "  - Token: gho_************************************"},
+		{"kubectl describe secret", "password:  24 bytes\nusername:  3 bytes"},
+		{"go test output", "--- PASS: TestAppend (0.01s)\n--- FAIL: TestResume (0.02s)"},
 		{"token in a sentence", "find a GitHub token: no token in the env; the password: none was set"},
 		{"option in a sentence", "pass the --token flag or --password option; use --api-key instead"},
 		{"option followed by an option", "login --token --verbose"},

@@ -21,10 +21,12 @@ import (
 	"go/format"
 	"os"
 	"regexp"
+	"regexp/syntax"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -58,6 +60,7 @@ type allowlist struct {
 
 type rule struct {
 	id       string
+	maxLen   int
 	re       int
 	group    int
 	entropy  float64
@@ -153,8 +156,13 @@ func generate() ([]byte, error) {
 				return nil, fmt.Errorf("rule %s: keyword %q is shorter than 2 bytes", id, k)
 			}
 		}
+		ml, err := maxMatchLen(r.Regex.String())
+		if err != nil {
+			return nil, fmt.Errorf("rule %s: %w", id, err)
+		}
 		rules = append(rules, rule{
 			id:       id,
+			maxLen:   ml,
 			re:       addRE([]string{r.Regex.String()}),
 			group:    r.SecretGroup,
 			entropy:  r.Entropy,
@@ -204,7 +212,7 @@ func render(version string, regexps []string, global []allowlist, rules []rule, 
 	p("var gitleaksGlobalAllow = %s\n\n", allowlists(global))
 	p("var gitleaksRules = [...]gitleaksRule{\n")
 	for _, r := range rules {
-		p("\t{id: %q, re: %d, group: %d, entropy: %v", r.id, r.re, r.group, r.entropy)
+		p("\t{id: %q, re: %d, maxLen: %d, group: %d, entropy: %v", r.id, r.re, r.maxLen, r.group, r.entropy)
 		if len(r.allow) > 0 {
 			p(", allow: %s", allowlists(r.allow))
 		}
@@ -286,6 +294,61 @@ func render(version string, regexps []string, global []allowlist, rules []rule, 
 	}
 	p("}\n")
 	return b.Bytes()
+}
+
+// unboundedLen stands for the length of a match that has no bound, such as
+// one of [a-z]{250,}: a rule runs on at most this much text after its
+// keyword.
+const unboundedLen = 4096
+
+// maxMatchLen returns the most bytes a match of the regular expression can
+// span, or unboundedLen.
+func maxMatchLen(src string) (int, error) {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return 0, err
+	}
+	return min(maxLen(re.Simplify()), unboundedLen), nil
+}
+
+func maxLen(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			n += utf8.RuneLen(r)
+		}
+		return n
+	case syntax.OpCharClass:
+		if len(re.Rune) > 0 && re.Rune[len(re.Rune)-1] < utf8.RuneSelf {
+			return 1
+		}
+		return utf8.UTFMax
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return utf8.UTFMax
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxLen(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		return unboundedLen
+	case syntax.OpRepeat:
+		if re.Max < 0 {
+			return unboundedLen
+		}
+		return min(re.Max*maxLen(re.Sub[0]), unboundedLen)
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			n = min(n+maxLen(sub), unboundedLen)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := 0
+		for _, sub := range re.Sub {
+			n = max(n, maxLen(sub))
+		}
+		return n
+	}
+	return 0 // empty-width assertions, empty match
 }
 
 func popcount(w uint64) int {
