@@ -357,3 +357,38 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestReadRaw(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	data := "line one\n" + long + "\nthree\npartial"
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		from     int64
+		limit    int
+		want     string
+		wantEnd  int64
+		wantMore bool
+	}{
+		{"all complete lines, not the partial one", 0, 0, data[:len(data)-len("partial")], int64(len(data) - len("partial")), false},
+		{"up to the limit, whole lines", 0, 20, "line one\n", 9, true},
+		{"a line longer than the limit comes whole", 9, 10, long + "\n", int64(9 + len(long) + 1), true},
+		{"from inside a line: the bytes as they are", 5, 0, "one\n" + long + "\nthree\n", int64(len(data) - len("partial")), false},
+		{"only a partial line left", int64(len(data) - len("partial")), 0, "", int64(len(data) - len("partial")), false},
+		{"past the end", 10000, 0, "", 10000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, end, more, err := ReadRaw(path, tt.from, tt.limit)
+			if err != nil || string(got) != tt.want || end != tt.wantEnd || more != tt.wantMore {
+				t.Errorf("ReadRaw(%d, %d) = %q, %d, %v, %v; want %q, %d, %v", tt.from, tt.limit, got, end, more, err, tt.want, tt.wantEnd, tt.wantMore)
+			}
+		})
+	}
+	if _, _, _, err := ReadRaw(filepath.Join(t.TempDir(), "gone"), 0, 0); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v; want fs.ErrNotExist", err)
+	}
+}
