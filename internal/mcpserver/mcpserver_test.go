@@ -2,11 +2,14 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,4 +222,53 @@ func TestServeStdio(t *testing.T) {
 		t.Fatal("Serve did not return when stdin closed")
 	}
 	cancel()
+}
+
+// TestServeClosedInput: input piped in whole and closed is answered in
+// full, request by request, before Serve returns.
+func TestServeClosedInput(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"two","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"session_log","arguments":{"depth":1}}}`,
+	}, "\n") + "\n"
+	var out syncBuffer
+	if err := Serve(context.Background(), seeded(t), "test", strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			ID     any             `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m.Result == nil {
+			t.Fatalf("answer %q: %v; want a result", line, err)
+		}
+		ids[fmt.Sprint(m.ID)] = true
+	}
+	for _, id := range []string{"1", "two", "3"} {
+		if !ids[id] {
+			t.Errorf("no answer to request %s in %q", id, out.String())
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's writer goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
