@@ -428,6 +428,9 @@ func contextApproveRun(ctx context.Context, opts *ContextApproveOptions) error {
 		fmt.Fprintln(f.IO.Out, msgCandidateRejected.Format(e.lang, c.ID))
 		return nil
 	case opts.ID == "" && opts.Summary != "":
+		if err := e.w.createState(); err != nil {
+			return err
+		}
 		d := recall.Decision{Date: now.Format(recall.DateLayout), TS: now, Summary: opts.Summary, Source: opts.Source}
 		if d.Source == "" {
 			d.Source = "person"

@@ -85,6 +85,14 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 type workspace struct {
 	root, main, branch string
 	state              state.Dir
+	repo               *gitrepo.Repo // nil outside git
+}
+
+// createState makes the state folder of a command that writes into it where
+// nothing has run yet, keeping it out of git.
+func (w workspace) createState() error {
+	_, err := w.state.Create(w.repo)
+	return err
 }
 
 // findWorkspace locates the worktree as `baton hook` does: outside git the
@@ -93,7 +101,7 @@ type workspace struct {
 func findWorkspace(f *Factory) (workspace, error) {
 	repo, err := f.Repo()
 	if err == nil {
-		return workspace{root: repo.Worktree, main: repo.Main, branch: repo.Branch, state: state.For(repo)}, nil
+		return workspace{root: repo.Worktree, main: repo.Main, branch: repo.Branch, state: state.For(repo), repo: &repo}, nil
 	}
 	if !errors.Is(err, gitrepo.ErrNotRepo) {
 		return workspace{}, err

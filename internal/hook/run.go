@@ -85,19 +85,16 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 	}
 	res.Config = cfg
 
-	_, statErr := os.Stat(dir.Root)
+	// The first write makes the state folder and keeps it out of git, for
+	// hooks installed without `baton init` (a plugin).
+	if _, err := dir.Create(repo); err != nil {
+		o.Warn(err)
+	}
 	j := journal.Open(dir.Root, journal.Options{MaxSize: cfg.JournalMaxSize(), Now: o.Now, CacheTail: p.Event == SessionStart})
 	rec := p.Record(where, now)
 	appendErr := j.Append(rec)
 	if appendErr != nil {
 		o.Warn(fmt.Errorf("append journal: %w", appendErr))
-	}
-	// The first write made the state folder: keep it out of git, as `baton
-	// init` does, for hooks installed without it (a plugin).
-	if repo != nil && errors.Is(statErr, fs.ErrNotExist) && appendErr == nil {
-		if _, err := repo.AddExclude(state.ExcludePattern); err != nil {
-			o.Warn(fmt.Errorf("exclude the state folder from git: %w", err))
-		}
 	}
 	// The worktree's own files, so that a start reads this worktree's
 	// records whatever the rest of the journal holds.

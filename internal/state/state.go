@@ -7,7 +7,11 @@
 package state
 
 import (
+	"errors"
+	"fmt"
 	"hash/fnv"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -52,6 +56,31 @@ func For(repo gitrepo.Repo) Dir {
 // At returns the state folder of a project folder that is not a git worktree.
 func At(projectDir string) Dir {
 	return Dir{Root: filepath.Join(projectDir, RelDir), Legacy: []string{filepath.Join(projectDir, LegacyRelDir)}}
+}
+
+// Create makes the state folder when it is missing and keeps it out of git
+// through repo's info/exclude (repo is nil outside git), as `baton init`
+// does: whatever writes first, a hook installed as a plugin or a command,
+// leaves git status clean. It reports whether it made the folder. The
+// folder's parent, the worktree, must exist: a state folder is never made
+// from a path nobody checked.
+func (d Dir) Create(repo *gitrepo.Repo) (created bool, err error) {
+	if _, err := os.Stat(d.Root); !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	worktree := filepath.Dir(filepath.Dir(d.Root))
+	if _, err := os.Stat(worktree); err != nil {
+		return false, fmt.Errorf("create state folder: %w", err)
+	}
+	if err := os.MkdirAll(d.Root, 0o700); err != nil {
+		return false, fmt.Errorf("create state folder: %w", err)
+	}
+	if repo != nil {
+		if _, err := repo.AddExclude(ExcludePattern); err != nil {
+			return true, fmt.Errorf("exclude the state folder from git: %w", err)
+		}
+	}
+	return true, nil
 }
 
 func (d Dir) Journal() string  { return filepath.Join(d.Root, "auto.jsonl") }
