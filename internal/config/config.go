@@ -95,6 +95,7 @@ func UserPath(getenv func(string) string) string {
 // files are skipped; an empty path is ignored.
 func Load(paths ...string) (*Config, error) {
 	c := &Config{}
+	var files []loaded
 	for _, p := range paths {
 		if p == "" {
 			continue
@@ -106,14 +107,80 @@ func Load(paths ...string) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read config: %w", err)
 		}
-		if err := decode(b, c); err != nil {
+		root, err := decode(b, c)
+		if err != nil {
 			return nil, fmt.Errorf("config %s: %w", p, err)
 		}
+		files = append(files, loaded{p, root})
 	}
 	if err := c.validate(); err != nil {
-		return nil, err
+		return nil, locateError(err, files)
 	}
 	return c, nil
+}
+
+// loaded is a config file read and its YAML tree (nil when empty).
+type loaded struct {
+	path string
+	root *yaml.Node
+}
+
+// errorKey is the key path a validation error starts with, after
+// "config: ": lang, journal.max_size, worker.repositories[0].repo, …
+func errorKey(msg string) string {
+	end := strings.IndexFunc(msg, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || strings.ContainsRune("_-.[]", r))
+	})
+	if end < 0 {
+		end = len(msg)
+	}
+	return strings.TrimRight(msg[:end], ".")
+}
+
+// locateError names the file and line that set the value a validation error
+// is about: the last file that sets its key, since it is the one that counts.
+// Validation runs on the merged settings, because a value may be right only
+// with another file's; the error still points at the line to fix.
+func locateError(err error, files []loaded) error {
+	msg := strings.TrimPrefix(err.Error(), "config: ")
+	key := errorKey(msg)
+	if key == "" {
+		return err
+	}
+	for i := len(files) - 1; i >= 0; i-- {
+		if line := keyLine(files[i].root, key); line > 0 {
+			return fmt.Errorf("config %s: line %d: %s", files[i].path, line, msg)
+		}
+	}
+	return err
+}
+
+// keyLine returns the line of key (a path such as context.routes.a.b or
+// worker.repositories[1].repo) in the mapping n, or of the deepest part of
+// it that is there; 0 when even its first part is not.
+func keyLine(n *yaml.Node, key string) int {
+	line := 0
+	for _, part := range strings.Split(strings.ReplaceAll(key, "[", ".["), ".") {
+		if n == nil {
+			break
+		}
+		var next *yaml.Node
+		switch {
+		case strings.HasPrefix(part, "[") && n.Kind == yaml.SequenceNode:
+			if i, err := strconv.Atoi(strings.Trim(part, "[]")); err == nil && i < len(n.Content) {
+				next = n.Content[i]
+				line = next.Line
+			}
+		case n.Kind == yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == part {
+					next, line = n.Content[j+1], n.Content[j].Line
+				}
+			}
+		}
+		n = next
+	}
+	return line
 }
 
 func (c *Config) validate() error {
@@ -149,22 +216,24 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// decode overlays the YAML document b onto c, refusing unknown keys.
-func decode(b []byte, c *Config) error {
+// decode overlays the YAML document b onto c, refusing unknown keys, and
+// returns the document's tree (nil for an empty one).
+func decode(b []byte, c *Config) (*yaml.Node, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
+		return nil, nil
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return err
+		return nil, err
 	}
 	if len(doc.Content) == 0 {
-		return nil
+		return nil, nil
 	}
-	if err := checkKeys(doc.Content[0], reflect.TypeOf(*c), ""); err != nil {
-		return err
+	root := doc.Content[0]
+	if err := checkKeys(root, reflect.TypeOf(*c), ""); err != nil {
+		return nil, err
 	}
-	return doc.Content[0].Decode(c)
+	return root, root.Decode(c)
 }
 
 // checkKeys reports the first mapping key in n that t has no field for.

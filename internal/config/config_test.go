@@ -58,7 +58,9 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown top key", "lnag: ja\n", []string{`unknown key "lnag"`, "line 1"}},
 		{"unknown nested key", "journal:\n  max_sise: 3\n", []string{`unknown key "journal.max_sise"`, "line 2"}},
 		{"bad size", "journal:\n  max_size: lots\n", []string{`invalid size "lots"`}},
-		{"bad lang", "lang: fr\n", []string{"lang", "fr"}},
+		{"bad lang", "agent:\n  command: claude\nlang: fr\n", []string{"line 3: lang: unknown language \"fr\""}},
+		{"bad nested value", "resume:\n  records: 5000\n", []string{"line 2: resume.records must be between"}},
+		{"bad route value", "context:\n  routes:\n    ops:\n      daily_tokens: -1\n", []string{"line 4: context.routes.ops.daily_tokens must be positive"}},
 		{"not yaml", "lang: [\n", []string{"yaml"}},
 	}
 	for _, tt := range tests {
@@ -73,7 +75,7 @@ func TestLoadErrors(t *testing.T) {
 					t.Errorf("error %q does not mention %q", err, w)
 				}
 			}
-			if tt.name != "bad lang" && !strings.Contains(err.Error(), p) {
+			if !strings.Contains(err.Error(), p) {
 				t.Errorf("error %q does not name the file %s", err, p)
 			}
 		})
@@ -107,5 +109,17 @@ func TestUserPath(t *testing.T) {
 	env["XDG_CONFIG_HOME"] = "/x"
 	if got := UserPath(get); got != "/x/baton/config.yaml" {
 		t.Errorf("UserPath with XDG_CONFIG_HOME = %q", got)
+	}
+}
+
+// TestLoadErrorNamesTheFileThatCounts: a value checked on the merged
+// settings is blamed on the last file that sets it.
+func TestLoadErrorNamesTheFileThatCounts(t *testing.T) {
+	dir := t.TempDir()
+	user := write(t, dir, "config.yaml", "lang: fr\n")
+	repo := write(t, dir, RepoFile, "# the repository's\n\nlang: de\n")
+	_, err := Load(user, repo)
+	if err == nil || !strings.Contains(err.Error(), repo+": line 3: lang: unknown language \"de\"") {
+		t.Errorf("error = %v; want the repository file's line 3", err)
 	}
 }
