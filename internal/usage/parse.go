@@ -9,9 +9,15 @@ import (
 	"unicode/utf8"
 )
 
-// usageMarker is in every line that can carry usage. Lines without it, and
-// lines that write the key with a space before the brace, are not read.
-var usageMarker = []byte(`"usage":{`)
+// usageMarker is in every line Claude Code writes with usage. usageKey is in
+// every line that can carry usage however it is spaced ("usage": {, "usage" :
+// {): a line without it is not read, and one with it but not the marker is
+// read by the same full parser, so usage written another way is never
+// silently dropped.
+var (
+	usageMarker = []byte(`"usage":{`)
+	usageKey    = []byte(`"usage"`)
+)
 
 // line is what one transcript line says about usage, before deduplication.
 type line struct {
@@ -44,7 +50,7 @@ type advisor struct {
 // timestamp in another format, an empty id or model, a version that is not
 // a version number, or a null where a value is required.
 func parseLine(b []byte) (line, bool) {
-	if !bytes.Contains(b, usageMarker) {
+	if !bytes.Contains(b, usageKey) {
 		return line{}, false
 	}
 	p := parser{b: b}
