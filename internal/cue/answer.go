@@ -461,31 +461,34 @@ func fileNote(ctx context.Context, o Options, file string) (string, error) {
 		}
 	}
 	if o.Journal != nil {
+		// The journal's end: a failure newer than the file's, or a change
+		// of the file that went through since its failed one.
 		recs, err := o.Journal.Tail(ctx, 8, journal.TailOptions{
 			MaxBytes: recentBytes,
 			Prefilter: func(line []byte) bool {
-				return bytes.Contains(line, []byte(`"event":"`+evFailure+`"`)) && bytes.Contains(line, []byte(base))
+				return bytes.Contains(line, []byte(`"event":"`+evPost)) && bytes.Contains(line, []byte(base))
 			},
 			Match: func(r *journal.Record) bool {
-				return r.File != "" && relTo(r.File, r.Worktree) == rel || names(pathsIn(r.Error), rel)
+				touched := r.File != "" && relTo(r.File, r.Worktree) == rel
+				return r.Event == evFailure && (touched || names(pathsIn(r.Error), rel)) || r.Event == evPost && isEdit(r.Tool) && touched
 			},
 		})
 		if err != nil {
 			return "", err
 		}
-		for i := len(recs) - 1; i >= 0; i-- {
-			r := &recs[i]
-			if slices.ContainsFunc(hits, func(h *hit) bool { return h.Kind != kindDecision && !r.TS.After(h.When) }) {
-				break // the recall file has this failure or a newer one
+		if n := len(recs); n > 0 {
+			r := &recs[n-1]
+			switch {
+			case r.Event == evPost:
+				hits = slices.DeleteFunc(hits, func(h *hit) bool { return h.Kind == kindFile && !h.When.After(r.TS) })
+			case !slices.ContainsFunc(hits, func(h *hit) bool { return h.Kind != kindDecision && !r.TS.After(h.When) }):
+				e := failureEntry(&history{last: r, fails: 1})
+				e.Kind, e.Key, e.Files = kindFile, CommandKey(r.Cmd), []string{rel}
+				if r.Tool == "Bash" {
+					e.Kind = kindCommand
+				}
+				hits = append(hits, &hit{entry: e})
 			}
-			e := failureEntry(&history{last: r, fails: 1})
-			e.Kind, e.Key = kindFile, CommandKey(r.Cmd)
-			if r.Tool == "Bash" {
-				e.Kind = kindCommand
-			}
-			e.Files = []string{rel}
-			hits = append(hits, &hit{entry: e})
-			break
 		}
 	}
 	if len(hits) == 0 {

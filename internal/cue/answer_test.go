@@ -277,3 +277,36 @@ func TestRecallFileRewritten(t *testing.T) {
 	cancel()
 	wg.Wait()
 }
+
+// TestToolEditFailure: an edit that failed is noted before the next edit
+// of the file, until an edit of it goes through; then silence, from the
+// journal's end and from the recall file alike.
+func TestToolEditFailure(t *testing.T) {
+	d, wt := writeFixture(t)
+	ctx := context.Background()
+	j := journal.Open(d.Root, journal.Options{})
+	o := Options{State: d, Journal: j, Worktree: wt, Session: "now", Lang: i18n.EN, Now: fixtureNow}
+	file := filepath.Join(wt, "web/src/App.tsx")
+	mustAppend(t, j, journal.Record{TS: fixtureNow.Add(-2 * time.Minute), Event: "PostToolUseFailure", Tool: "Edit", File: file, Session: "now", Worktree: wt,
+		Error: "String to replace not found in file."})
+	got, err := Tool(ctx, o, "Edit", file, "")
+	if err != nil || !strings.Contains(got, "Edit on web/src/App.tsx failed (2 min ago): String to replace not found") {
+		t.Errorf("after a failed edit: %q, %v", got, err)
+	}
+	if _, err := Build(ctx, BuildOptions{State: d, Journal: j, Now: fixtureNow}); err != nil {
+		t.Fatal(err)
+	}
+	if got2, err := Tool(ctx, Options{State: d, Worktree: wt, Lang: i18n.EN, Now: fixtureNow}, "Write", file, ""); err != nil || !strings.Contains(got2, "String to replace not found") {
+		t.Errorf("from the recall file: %q, %v", got2, err)
+	}
+	mustAppend(t, j, journal.Record{TS: fixtureNow.Add(-time.Minute), Event: "PostToolUse", Tool: "Edit", File: file, Session: "now", Worktree: wt})
+	if got, err := Tool(ctx, o, "Edit", file, ""); err != nil || got != "" {
+		t.Errorf("after an edit went through: %q, %v; want no note", got, err)
+	}
+	if _, err := Build(ctx, BuildOptions{State: d, Journal: j, Now: fixtureNow}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Tool(ctx, Options{State: d, Worktree: wt, Lang: i18n.EN, Now: fixtureNow}, "Edit", file, ""); err != nil || got != "" {
+		t.Errorf("rebuilt after an edit went through: %q, %v; want no note", got, err)
+	}
+}

@@ -123,7 +123,12 @@ func Build(ctx context.Context, o BuildOptions) (Built, error) {
 func wanted(line []byte) bool {
 	return bytes.Contains(line, []byte(`"event":"`+evPrompt+`"`)) ||
 		bytes.Contains(line, []byte(`"event":"`+evFailure+`"`)) ||
-		bytes.Contains(line, []byte(`"event":"`+evPost+`"`)) && bytes.Contains(line, []byte(`"cmd":`))
+		bytes.Contains(line, []byte(`"event":"`+evPost+`"`)) && (bytes.Contains(line, []byte(`"cmd":`)) || bytes.Contains(line, []byte(`"file":`)))
+}
+
+// isEdit is true for the tools that change a file.
+func isEdit(tool string) bool {
+	return tool == "Edit" || tool == "Write" || tool == "MultiEdit" || tool == "NotebookEdit"
 }
 
 func addDecision(w *writer, d *recall.Decision) {
@@ -249,6 +254,10 @@ func addFailures(w *writer, recs []journal.Record, now time.Time) (commands, fil
 				byFile[f] = &history{}
 			}
 			byFile[f].fail(r)
+		case r.Event == evPost && isEdit(r.Tool) && r.File != "":
+			// A change that went through after a failed one: the file's
+			// failure is over.
+			delete(byFile, relTo(r.File, r.Worktree))
 		case r.Event == evPost && r.Tool == "Bash" && r.Cmd != "" && (r.Exit == nil || *r.Exit == 0):
 			for key := range commandKeys(r.Cmd) {
 				if h := cmds[key]; h != nil {
