@@ -391,11 +391,9 @@ func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
 			e = x
 		}
 	}
+	// The journal's end, newest first, down to the file's last failure: a
+	// newer failure, or the lines that worked since.
 	h := &history{}
-	if e.Kind != "" {
-		h.last = &journal.Record{TS: e.When, Cmd: e.Cmd, Exit: e.Exit, Error: e.Err, Tool: "Bash"}
-		h.fails, h.worked = e.Fails, slices.Clone(e.Worked)
-	}
 	if o.Journal != nil {
 		recs, err := o.Journal.Tail(ctx, recentCalls, journal.TailOptions{
 			MaxBytes: recentBytes,
@@ -409,14 +407,24 @@ func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		for i := range recs {
+		for i := len(recs) - 1; i >= 0; i-- {
 			r := &recs[i]
 			switch {
-			case h.last != nil && !r.TS.After(h.last.TS):
+			case e.Kind != "" && !r.TS.After(e.When):
+				i = 0 // the recall file has this and what came before
 			case r.Event == evFailure:
 				h.fail(r)
 			case r.Exit == nil || *r.Exit == 0:
 				h.succeed(r.Cmd)
+			}
+		}
+	}
+	if h.last == nil && e.Kind != "" {
+		h.last = &journal.Record{TS: e.When, Cmd: e.Cmd, Exit: e.Exit, Error: e.Err, Tool: "Bash"}
+		h.fails = e.Fails
+		for _, c := range e.Worked {
+			if !slices.Contains(h.worked, c) && len(h.worked) < 3 {
+				h.worked = append(h.worked, c)
 			}
 		}
 	}

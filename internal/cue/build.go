@@ -35,7 +35,6 @@ const (
 	FailureAge = 14 * 24 * time.Hour
 	// DefaultScanBytes is how much of the journal's end Build reads.
 	DefaultScanBytes = 64 << 20
-	maxScanRecords   = 200000
 	// maxText is the most characters of a summary or a prompt an entry
 	// keeps.
 	maxText = 300
@@ -96,16 +95,20 @@ func Build(ctx context.Context, o BuildOptions) (Built, error) {
 	if err != nil {
 		return out, err
 	}
-	var recs []journal.Record
+	sc := newScan()
 	if o.Journal != nil {
-		scan := cmp.Or(o.ScanBytes, DefaultScanBytes)
-		recs, err = o.Journal.Tail(ctx, maxScanRecords, journal.TailOptions{Prefilter: wanted, MaxBytes: scan})
+		// Newest first, one record at a time: Match keeps none, so the
+		// memory is the scan's maps, not the window's records.
+		_, err = o.Journal.Tail(ctx, 1, journal.TailOptions{
+			Prefilter: wanted, MaxBytes: cmp.Or(o.ScanBytes, DefaultScanBytes),
+			Match: func(r *journal.Record) bool { sc.record(r); return false },
+		})
 		if err != nil {
 			return out, err
 		}
 	}
-	out.Sessions = addSessions(w, recs, recent)
-	out.Commands, out.Files = addFailures(w, recs, o.Now)
+	out.Sessions = addSessions(w, sc.sessions, recent)
+	out.Commands, out.Files = addFailures(w, sc, o.Now)
 
 	data, err := w.bytes(o.Now)
 	if err != nil {
@@ -150,10 +153,71 @@ type session struct {
 	first                    time.Time
 }
 
+// scan gathers what Build needs from the journal's records, seen newest
+// first.
+type scan struct {
+	sessions map[string]*session
+	cmds     map[string]*history
+	files    map[string]*history
+	// filesDone are files whose newest event was an edit that went
+	// through: older failures of them are over.
+	filesDone map[string]bool
+}
+
+func newScan() *scan {
+	return &scan{sessions: map[string]*session{}, cmds: map[string]*history{}, files: map[string]*history{}, filesDone: map[string]bool{}}
+}
+
+// record takes one record; records come newest first.
+func (sc *scan) record(r *journal.Record) {
+	switch {
+	case r.Event == evPrompt:
+		if r.Session == "" || strings.HasPrefix(strings.TrimSpace(r.Prompt), "/") {
+			return
+		}
+		s := sc.sessions[r.Session]
+		if s == nil {
+			s = &session{id: r.Session}
+			sc.sessions[r.Session] = s
+		}
+		s.prompt, s.branch, s.first = r.Prompt, r.Branch, r.TS // the oldest wins
+	case r.Event == evFailure && r.Tool == "Bash" && r.Cmd != "":
+		if key := CommandKey(r.Cmd); key != "" {
+			h := sc.cmds[key]
+			if h == nil {
+				h = &history{}
+				sc.cmds[key] = h
+			}
+			h.fail(r)
+		}
+	case r.Event == evFailure && r.File != "":
+		f := relTo(r.File, r.Worktree)
+		if sc.filesDone[f] {
+			return
+		}
+		if sc.files[f] == nil {
+			sc.files[f] = &history{}
+		}
+		sc.files[f].fail(r)
+	case r.Event == evPost && isEdit(r.Tool) && r.File != "":
+		if f := relTo(r.File, r.Worktree); sc.files[f] == nil {
+			sc.filesDone[f] = true
+		}
+	case r.Event == evPost && r.Tool == "Bash" && r.Cmd != "" && (r.Exit == nil || *r.Exit == 0):
+		for key := range commandKeys(r.Cmd) {
+			h := sc.cmds[key]
+			if h == nil {
+				h = &history{}
+				sc.cmds[key] = h
+			}
+			h.succeed(r.Cmd)
+		}
+	}
+}
+
 // addSessions adds the newest sessions: their opening prompt (from the
 // journal) and goal (from the newest recent summary). It returns how many.
-func addSessions(w *writer, recs []journal.Record, recent []recall.Recent) int {
-	byID := map[string]*session{}
+func addSessions(w *writer, byID map[string]*session, recent []recall.Recent) int {
 	get := func(id string, at time.Time) *session {
 		s := byID[id]
 		if s == nil {
@@ -161,15 +225,6 @@ func addSessions(w *writer, recs []journal.Record, recent []recall.Recent) int {
 			byID[id] = s
 		}
 		return s
-	}
-	for i := range recs {
-		r := &recs[i]
-		if r.Event != evPrompt || r.Session == "" || strings.HasPrefix(strings.TrimSpace(r.Prompt), "/") {
-			continue
-		}
-		if s := get(r.Session, r.TS); s.prompt == "" {
-			s.prompt, s.branch = r.Prompt, r.Branch
-		}
 	}
 	for i := range recent {
 		r := &recent[i]
@@ -205,24 +260,29 @@ func addSessions(w *writer, recs []journal.Record, recent []recall.Recent) int {
 	return len(all)
 }
 
-// history is the failures of one command key, or one file, in time order.
+// history is the failures of one command key, or one file, gathered
+// newest first: the first failure seen is the last one; the successes
+// seen before it are the lines that worked after it.
 type history struct {
 	last   *journal.Record
 	fails  int
 	worked []string
 }
 
-func (h *history) fail(r *journal.Record) { h.last, h.fails, h.worked = r, h.fails+1, nil }
-
-func (h *history) succeed(cmd string) {
+func (h *history) fail(r *journal.Record) {
 	if h.last == nil {
+		h.last = r
+	}
+	h.fails++
+}
+
+// succeed notes a line that worked; only those after the last failure
+// count, newest first, at most three.
+func (h *history) succeed(cmd string) {
+	if h.last != nil || slices.Contains(h.worked, cmd) || len(h.worked) == 3 {
 		return
 	}
-	h.worked = slices.DeleteFunc(h.worked, func(c string) bool { return c == cmd })
-	h.worked = slices.Insert(h.worked, 0, cmd)
-	if len(h.worked) > 3 {
-		h.worked = h.worked[:3]
-	}
+	h.worked = append(h.worked, cmd)
 }
 
 // resolved is true when the failing line itself worked later.
@@ -233,43 +293,12 @@ func (h *history) resolved() bool {
 // addFailures adds the Bash commands that failed within FailureAge and
 // have not worked since as they failed, and the files whose tool calls
 // failed. It returns how many of each.
-func addFailures(w *writer, recs []journal.Record, now time.Time) (commands, files int) {
-	cmds := map[string]*history{}
-	byFile := map[string]*history{}
-	for i := range recs {
-		r := &recs[i]
-		switch {
-		case r.Event == evFailure && r.Tool == "Bash" && r.Cmd != "":
-			key := CommandKey(r.Cmd)
-			if key == "" {
-				continue
-			}
-			if cmds[key] == nil {
-				cmds[key] = &history{}
-			}
-			cmds[key].fail(r)
-		case r.Event == evFailure && r.File != "":
-			f := relTo(r.File, r.Worktree)
-			if byFile[f] == nil {
-				byFile[f] = &history{}
-			}
-			byFile[f].fail(r)
-		case r.Event == evPost && isEdit(r.Tool) && r.File != "":
-			// A change that went through after a failed one: the file's
-			// failure is over.
-			delete(byFile, relTo(r.File, r.Worktree))
-		case r.Event == evPost && r.Tool == "Bash" && r.Cmd != "" && (r.Exit == nil || *r.Exit == 0):
-			for key := range commandKeys(r.Cmd) {
-				if h := cmds[key]; h != nil {
-					h.succeed(r.Cmd)
-				}
-			}
-		}
-	}
+func addFailures(w *writer, sc *scan, now time.Time) (commands, files int) {
+	cmds, byFile := sc.cmds, sc.files
 	fresh := func(m map[string]*history, limit int) []string {
 		var keys []string
 		for k, h := range m {
-			if now.Sub(h.last.TS) <= FailureAge && !h.resolved() {
+			if h.last != nil && now.Sub(h.last.TS) <= FailureAge && !h.resolved() {
 				keys = append(keys, k)
 			}
 		}
