@@ -97,3 +97,38 @@ func BenchmarkSearch1M(b *testing.B) {
 		b.Logf("median of %d queries: %v (fastest %v, slowest %v)", len(times), times[len(times)/2], times[0], times[len(times)-1])
 	}
 }
+
+// BenchmarkRebuild rebuilds an index of 300 MiB of generated transcripts
+// (bench/gen transcripts, kept under $BATON_BENCH_DIR), as `baton reindex`
+// does; bench/reindex measures the whole command's wall time and memory.
+func BenchmarkRebuild(b *testing.B) {
+	dir := os.Getenv("BATON_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "baton-bench")
+	}
+	projects := filepath.Join(dir, "transcripts-300M")
+	if _, err := os.Stat(projects + ".done"); err != nil {
+		os.RemoveAll(projects)
+		cmd := exec.Command("go", "run", "./bench/gen", "transcripts", "-files", "600", "-size", "300MiB", "-out", projects)
+		cmd.Dir = filepath.Join("..", "..")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("generate transcripts: %v\n%s", err, out)
+		}
+		if err := os.WriteFile(projects+".done", nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(projects, "*"))
+	st := state.Dir{Root: b.TempDir()}
+	ctx := context.Background()
+	ix, err := Open(ctx, st.Index(), Options{Sources: Sources{State: st, TranscriptDirs: dirs}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	for b.Loop() {
+		if err := ix.Rebuild(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

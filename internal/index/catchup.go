@@ -78,17 +78,20 @@ type sessionAcc struct {
 	worktree, branch, transcript string
 	first, last                  int64
 	records, prompts, tools      int
+	messages                     int
 }
 
-// writer holds a catch-up's open transaction.
+// writer holds a catch-up's connection and open transaction.
 type writer struct {
 	ix       *Index
+	conn     *sql.Conn
 	tx       *sql.Tx
 	ins      *sql.Stmt
 	insFTS   *sql.Stmt
 	n        int
 	sessions map[string]*sessionAcc
-	// recount are sessions whose transcript messages changed.
+	// recount are sessions whose transcript was replaced: their messages
+	// are counted again.
 	recount map[string]bool
 
 	progress    func(done, total int64)
@@ -105,7 +108,7 @@ func (ix *Index) CatchUp(ctx context.Context, progress func(done, total int64)) 
 		return err
 	}
 	defer unlock()
-	return ix.catchUp(ctx, progress)
+	return ix.catchUp(ctx, progress, false)
 }
 
 // Rebuild empties the index and reads everything again, waiting for another
@@ -119,15 +122,43 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int64)) 
 		return err
 	}
 	defer unlock()
-	return ix.catchUp(ctx, progress)
+	return ix.catchUp(ctx, progress, true)
 }
 
-func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64)) error {
+// Bulk loading. A catch-up writes through one connection with a larger page
+// cache (within the 64 MiB a rebuild may use), and a rebuild does not sync
+// the file at each commit: a crash in the middle leaves a database that the
+// next Open finds damaged and rebuilds, which a rebuild is doing anyway.
+const (
+	catchUpCacheKiB = 4 << 10
+	defaultCacheKiB = 2000 // SQLite's default
+)
+
+func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), rebuild bool) error {
 	known, err := ix.sources(ctx)
 	if err != nil {
 		return err
 	}
-	w := &writer{ix: ix, sessions: map[string]*sessionAcc{}, recount: map[string]bool{}, progress: progress}
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("catch up: %w", classify(err))
+	}
+	defer conn.Close()
+	pragmas := []string{fmt.Sprintf("PRAGMA cache_size = -%d", catchUpCacheKiB)}
+	if rebuild {
+		pragmas = append(pragmas, "PRAGMA synchronous = OFF")
+	}
+	for _, p := range pragmas {
+		if _, err := conn.ExecContext(ctx, p); err != nil {
+			return fmt.Errorf("catch up: %w", classify(err))
+		}
+	}
+	defer func() {
+		// The connection goes back to the pool as it came.
+		conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", defaultCacheKiB))
+		conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = NORMAL")
+	}()
+	w := &writer{ix: ix, conn: conn, sessions: map[string]*sessionAcc{}, recount: map[string]bool{}, progress: progress}
 	src := ix.opts.Sources
 	transcripts := ix.transcriptFiles(known)
 	layers := layerFiles(src.State.Context())
@@ -247,7 +278,7 @@ func (w *writer) advance(n int64) {
 }
 
 func (w *writer) begin(ctx context.Context) error {
-	tx, err := w.ix.db.BeginTx(ctx, nil)
+	tx, err := w.conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
@@ -367,8 +398,8 @@ func (a *sessionAcc) seen(ts time.Time) {
 
 func (w *writer) flushSessions(ctx context.Context) error {
 	for id, a := range w.sessions {
-		_, err := w.tx.ExecContext(ctx, `INSERT INTO sessions(id, worktree, branch, first, last, records, prompts, tools, transcript)
-			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)
+		_, err := w.tx.ExecContext(ctx, `INSERT INTO sessions(id, worktree, branch, first, last, records, prompts, tools, messages, transcript)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(id) DO UPDATE SET
 				worktree = CASE WHEN excluded.worktree != '' THEN excluded.worktree ELSE worktree END,
 				branch = CASE WHEN excluded.branch != '' THEN excluded.branch ELSE branch END,
@@ -377,8 +408,9 @@ func (w *writer) flushSessions(ctx context.Context) error {
 				last = max(last, excluded.last),
 				records = records + excluded.records,
 				prompts = prompts + excluded.prompts,
-				tools = tools + excluded.tools`,
-			id, a.worktree, a.branch, a.first, a.last, a.records, a.prompts, a.tools, a.transcript)
+				tools = tools + excluded.tools,
+				messages = messages + excluded.messages`,
+			id, a.worktree, a.branch, a.first, a.last, a.records, a.prompts, a.tools, a.messages, a.transcript)
 		if err != nil {
 			return fmt.Errorf("catch up: %w", classify(err))
 		}
@@ -575,6 +607,7 @@ func (w *writer) transcript(ctx context.Context, t transcriptFile, known source)
 		if err := w.drop(ctx, t.key); err != nil {
 			return err
 		}
+		w.recount[strings.TrimSuffix(filepath.Base(t.key), ".jsonl")] = true
 		from = 0
 	}
 	return w.readTranscript(ctx, t.key, t.read, from, cur)
@@ -588,9 +621,7 @@ func (w *writer) readTranscript(ctx context.Context, key, path string, from int6
 		s.offset = last
 		return w.saveSource(ctx, key, string(KindTranscript), s)
 	}
-	a := w.session(session)
-	a.transcript = key
-	w.recount[session] = true
+	w.session(session).transcript = key
 	end, err := transcript.Read(ctx, path, from, func(m *transcript.Message) error {
 		w.advance(m.End - last)
 		last = m.End
@@ -601,8 +632,9 @@ func (w *writer) readTranscript(ctx context.Context, key, path string, from int6
 		if err := w.add(ctx, d); err != nil {
 			return err
 		}
-		w.session(session).seen(m.Timestamp)
-		w.recount[session] = true
+		a := w.session(session)
+		a.seen(m.Timestamp)
+		a.messages++
 		return w.maybeCommit(ctx, save)
 	})
 	if errors.Is(err, transcript.ErrOffset) || errors.Is(err, fs.ErrNotExist) {

@@ -265,6 +265,9 @@ func sessionToken(id string) string {
 // spaced reports characters that are indexed one by one: scripts written
 // without spaces between words.
 func spaced(r rune) bool {
+	if r < 0x1100 { // below Hangul Jamo: Latin, Greek, Cyrillic, …
+		return false
+	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 'ー'
 }
 
