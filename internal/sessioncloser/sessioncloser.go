@@ -108,10 +108,10 @@ type ErrorOut struct {
 
 // request holds the fields every subcommand may use; each reads its own.
 type request struct {
-	SchemaVersion *int   `json:"schema_version"`
-	Subcommand    string `json:"subcommand"`
-	SessionID     string `json:"session_id"`
-	ProjectDir    string `json:"project_dir"`
+	SchemaVersion json.RawMessage `json:"schema_version"`
+	Subcommand    string          `json:"subcommand"`
+	SessionID     string          `json:"session_id"`
+	ProjectDir    string          `json:"project_dir"`
 
 	TranscriptPath string `json:"transcript_path"`
 	Offset         int64  `json:"offset"`
@@ -223,7 +223,8 @@ func decode(data []byte) (*request, error) {
 	if err := json.Unmarshal(data, &head); err != nil || head == nil {
 		return nil, fail(KindInternal, "request is not a JSON object: %v", errOr(err, "null"))
 	}
-	var v int
+	// A number equal to 1 (1.0 too, as the original compares it).
+	var v float64
 	if raw, ok := head["schema_version"]; !ok || json.Unmarshal(raw, &v) != nil || v != SchemaVersion {
 		return nil, fail(KindInternal, "schema_version mismatch: got %s, want %d", strings.TrimSpace(string(head["schema_version"])), SchemaVersion)
 	}
@@ -696,9 +697,8 @@ func containsDecision(ds []decision.UserDecision, slug string) bool {
 }
 
 func (s *session) commitState() (any, error) {
-	if s.req.Patch == nil {
-		return nil, fail(KindInternal, "patch is missing")
-	}
+	// No patch is an empty one, as in the original: the file gets the
+	// session_id.
 	path, w, err := decision.CommitState(s.dir, s.req.SessionID, s.req.Patch, s.env.Now())
 	s.warn(w)
 	if err != nil {

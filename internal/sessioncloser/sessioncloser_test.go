@@ -127,7 +127,7 @@ func TestBadRequests(t *testing.T) {
 		{"huge", huge, "larger than"},
 		{"bad candidate in post", h.req("post-decisions", `"issue_number":1,"decisions":[{"candidate":{"slug":"Bad Slug"},"final_scope":"issue"}]`), "missing required field: 'what'"},
 		{"missing issue", h.req("post-decisions", `"decisions":[]`), "issue_number"},
-		{"missing patch", h.req("commit-state", ""), "patch is missing"},
+		{"patch not an object", h.req("commit-state", `"patch":["x"]`), "field patch"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
