@@ -79,6 +79,8 @@ type sessionAcc struct {
 	first, last                  int64
 	records, prompts, tools      int
 	messages                     int
+	// answers are Stop records that kept the agent's answer.
+	answers int
 }
 
 // writer holds a catch-up's connection and open transaction.
@@ -398,8 +400,8 @@ func (a *sessionAcc) seen(ts time.Time) {
 
 func (w *writer) flushSessions(ctx context.Context) error {
 	for id, a := range w.sessions {
-		_, err := w.tx.ExecContext(ctx, `INSERT INTO sessions(id, worktree, branch, first, last, records, prompts, tools, messages, transcript)
-			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		_, err := w.tx.ExecContext(ctx, `INSERT INTO sessions(id, worktree, branch, first, last, records, prompts, tools, messages, answers, transcript)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(id) DO UPDATE SET
 				worktree = CASE WHEN excluded.worktree != '' THEN excluded.worktree ELSE worktree END,
 				branch = CASE WHEN excluded.branch != '' THEN excluded.branch ELSE branch END,
@@ -409,8 +411,9 @@ func (w *writer) flushSessions(ctx context.Context) error {
 				records = records + excluded.records,
 				prompts = prompts + excluded.prompts,
 				tools = tools + excluded.tools,
-				messages = messages + excluded.messages`,
-			id, a.worktree, a.branch, a.first, a.last, a.records, a.prompts, a.tools, a.messages, a.transcript)
+				messages = messages + excluded.messages,
+				answers = answers + excluded.answers`,
+			id, a.worktree, a.branch, a.first, a.last, a.records, a.prompts, a.tools, a.messages, a.answers, a.transcript)
 		if err != nil {
 			return fmt.Errorf("catch up: %w", classify(err))
 		}
@@ -486,6 +489,10 @@ func (w *writer) recordSession(rec *journal.Record) {
 		a.prompts++
 	case "PostToolUse":
 		a.tools++
+	case "Stop":
+		if rec.Message != "" {
+			a.answers++
+		}
 	}
 }
 

@@ -355,6 +355,39 @@ func TestSessions(t *testing.T) {
 	}
 }
 
+// A session whose transcript is not indexed counts the answers its Stop
+// records kept as its messages, caught up in two steps.
+func TestSessionMessagesFromStops(t *testing.T) {
+	f := newFixture(t)
+	stop := func(m int, msg string) journal.Record {
+		return journal.Record{TS: t0.Add(time.Duration(m) * time.Minute), Event: "Stop", Session: "s3", Worktree: "/repo", Branch: "main", Message: msg}
+	}
+	f.record(t,
+		journal.Record{TS: t0, Event: "UserPromptSubmit", Session: "s3", Worktree: "/repo", Branch: "main", Prompt: "go"},
+		stop(1, "First answer."),
+		stop(2, ""), // a Stop without an answer is not a message
+	)
+	ix := f.open(t)
+	messages := func() int {
+		t.Helper()
+		if err := ix.CatchUp(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		ss, err := ix.Sessions(context.Background(), SessionFilter{})
+		if err != nil || len(ss) != 1 {
+			t.Fatalf("sessions = %+v, %v; want s3", ss, err)
+		}
+		return ss[0].Messages
+	}
+	if got := messages(); got != 1 {
+		t.Errorf("messages = %d; want 1 (one Stop with an answer)", got)
+	}
+	f.record(t, stop(3, "Second answer."))
+	if got := messages(); got != 2 {
+		t.Errorf("messages after another answer = %d; want 2", got)
+	}
+}
+
 func TestArchiveTranscripts(t *testing.T) {
 	f := newFixture(t)
 	p := filepath.Join(f.transcripts, "s1.jsonl")

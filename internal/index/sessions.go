@@ -34,7 +34,8 @@ type Session struct {
 	// message.
 	First, Last time.Time
 	// Records counts its journal records, of which Prompts are prompts and
-	// Tools tool calls; Messages counts its transcript messages.
+	// Tools tool calls; Messages counts its transcript messages, or, when
+	// no transcript of it is indexed, the answers its Stop records kept.
 	Records, Prompts, Tools, Messages int
 	// Transcript is the path of its transcript, when known.
 	Transcript string
@@ -60,7 +61,7 @@ func (ix *Index) Sessions(ctx context.Context, f SessionFilter) ([]Session, erro
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT id, worktree, branch, first, last, records, prompts, tools, messages, transcript
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, worktree, branch, first, last, records, prompts, tools, CASE WHEN messages > 0 THEN messages ELSE answers END, transcript
 		FROM sessions WHERE `+strings.Join(where, " AND ")+` ORDER BY last DESC, id LIMIT ? OFFSET ?`,
 		append(args, limit, max(f.Offset, 0))...)
 	if err != nil {
@@ -139,7 +140,7 @@ const MaxDetail = 5000
 
 // SessionDetail returns what the index holds about session id.
 func (ix *Index) SessionDetail(ctx context.Context, id string) (*SessionDetail, error) {
-	row := ix.db.QueryRowContext(ctx, `SELECT id, worktree, branch, first, last, records, prompts, tools, messages, transcript
+	row := ix.db.QueryRowContext(ctx, `SELECT id, worktree, branch, first, last, records, prompts, tools, CASE WHEN messages > 0 THEN messages ELSE answers END, transcript
 		FROM sessions WHERE id = ?`, id)
 	s, err := scanSession(row)
 	if errors.Is(err, sql.ErrNoRows) {
