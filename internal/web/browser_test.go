@@ -203,36 +203,46 @@ func TestBrowser(t *testing.T) {
 		{"runs", "/runs", "main", []string{fxRunTitle, "Flaky test", "IMPL_NO_LINKED_PR"}},
 		{"run", "/runs/" + fx.RunID, "main", []string{fxRunTitle, "Opened the pull request.", "#77"}},
 		{"debates", "/debates", "main", []string{fxTopic, "concluded"}},
-		{"debate", "/debates/" + fx.DebateID, "#rounds", []string{fxProRound2, fxConRound1, "Round 2", "Not written yet."}},
+		{"debate", "/debates/" + fx.DebateID, "#rounds", []string{fxProRound2, fxConRound1, "Round 2", "Not written: the debate ended first."}},
 		{"usage", "/usage", "main", []string{"2026-03-10", "2026-03-09", "13,330", "13,340 tokens in all"}},
+		{"usage-empty", "/usage?since=2030-01-01", "main", []string{"No usage in this period.", "Show all time"}},
 	}
-	for _, p := range pages {
-		t.Run(p.name, func(t *testing.T) {
-			c := step(t, ctx)
-			res, err := chromedp.Run(c, chromedp.NavigateResponse(ts.URL+p.path))
-			if err != nil {
-				t.Fatalf("open %s: %v", p.path, err)
-			}
-			if res.Status != http.StatusOK {
-				t.Fatalf("open %s: status %d; want 200", p.path, res.Status)
-			}
-			text, err := chromedp.Run(c, chromedp.TextContent(chromedp.CSS(p.in)))
-			if err != nil {
-				t.Fatalf("read %s of %s: %v", p.in, p.path, err)
-			}
-			for _, want := range p.want {
-				if !strings.Contains(text, want) {
-					t.Errorf("%s: %s text lacks %q", p.path, p.in, want)
+	for _, size := range screens {
+		for _, p := range pages {
+			t.Run(fmt.Sprintf("%s at %d", p.name, size.width), func(t *testing.T) {
+				c := step(t, ctx)
+				if err := chromedp.Do(c, size.emulate()); err != nil {
+					t.Fatal(err)
 				}
-			}
-			// The style sheet applied: the header is laid out as a flex row.
-			display, err := chromedp.Run(c, chromedp.Evaluate[string](`getComputedStyle(document.querySelector("header.top")).display`))
-			if err != nil || display != "flex" {
-				t.Errorf("%s: header display %q, %v; want flex from style.css", p.path, display, err)
-			}
-			shot(t, c, shots, p.name)
-			w.check(t, c, p.path)
-		})
+				res, err := chromedp.Run(c, chromedp.NavigateResponse(ts.URL+p.path))
+				if err != nil {
+					t.Fatalf("open %s: %v", p.path, err)
+				}
+				if res.Status != http.StatusOK {
+					t.Fatalf("open %s: status %d; want 200", p.path, res.Status)
+				}
+				text, err := chromedp.Run(c, chromedp.TextContent(chromedp.CSS(p.in)))
+				if err != nil {
+					t.Fatalf("read %s of %s: %v", p.in, p.path, err)
+				}
+				for _, want := range p.want {
+					if !strings.Contains(text, want) {
+						t.Errorf("%s: %s text lacks %q", p.path, p.in, want)
+					}
+				}
+				// The style sheet applied: the header is laid out as a flex row.
+				display, err := chromedp.Run(c, chromedp.Evaluate[string](`getComputedStyle(document.querySelector("header.top")).display`))
+				if err != nil || display != "flex" {
+					t.Errorf("%s: header display %q, %v; want flex from style.css", p.path, display, err)
+				}
+				checkFits(t, c, p.path, size.width)
+				shot(t, c, shots, fmt.Sprintf("%s-%d", p.name, size.width))
+				w.check(t, c, p.path)
+			})
+		}
+	}
+	if err := chromedp.Do(step(t, ctx), screens[0].emulate()); err != nil {
+		t.Fatal(err)
 	}
 
 	t.Run("hostile prompt is text", func(t *testing.T) {
@@ -328,6 +338,50 @@ func TestBrowser(t *testing.T) {
 		}
 		shot(t, c, shots, "foreign-origin")
 	})
+}
+
+// A screen is a window size the pages are checked at.
+type screen struct {
+	width, height int64
+	mobile        bool
+}
+
+// screens: a laptop's window and a phone's.
+var screens = []screen{{1280, 900, false}, {375, 812, true}}
+
+func (s screen) emulate() chromedp.Action[chromedp.Void] {
+	if s.mobile {
+		return chromedp.EmulateViewport(s.width, s.height, chromedp.EmulateMobile, chromedp.EmulateScale(2))
+	}
+	return chromedp.EmulateViewport(s.width, s.height)
+}
+
+// checkFits fails t when the page is wider than the screen (it would
+// scroll sideways) or when the menu, the title or the start of the page's
+// content lies outside the screen's width.
+func checkFits(t *testing.T, ctx context.Context, where string, width int64) {
+	t.Helper()
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]float64](`(() => {
+		const right = (sel) => { const e = document.querySelector(sel); if (!e) return -1; const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 ? r.right : -1; };
+		return {
+			scroll: document.scrollingElement.scrollWidth,
+			inner: window.innerWidth,
+			nav: right("header.top nav"),
+			title: right("main h1"),
+			first: right("main > h1 + *"),
+		};
+	})()`))
+	if err != nil {
+		t.Fatalf("%s: measure the page: %v", where, err)
+	}
+	if got["scroll"] > float64(width) || got["inner"] > float64(width) {
+		t.Errorf("%s at %dpx: the page is %vpx wide (window %vpx); want no sideways scrolling", where, width, got["scroll"], got["inner"])
+	}
+	for _, k := range []string{"nav", "title", "first"} {
+		if got[k] < 0 || got[k] > float64(width)+0.5 {
+			t.Errorf("%s at %dpx: the %s ends at %vpx; want it shown within the screen", where, width, k, got[k])
+		}
+	}
 }
 
 // shot saves a full-page screenshot as <dir>/<name>.png.

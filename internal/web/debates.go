@@ -34,7 +34,10 @@ type roundPair struct {
 }
 
 type debatePage struct {
-	Session  *debate.Session
+	Session *debate.Session
+	// Ended: no more rounds will be written, so a missing one is not
+	// "not yet".
+	Ended    bool
 	Rounds   []roundPair
 	Summary  string
 	Warnings []string
@@ -57,7 +60,7 @@ func (s *Server) debate(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	p := debatePage{Session: rep.Session}
+	p := debatePage{Session: rep.Session, Ended: rep.Session.Status != debate.Active}
 	pro, err := sideRounds(rep.Paths.Pro)
 	if err != nil {
 		p.Warnings = append(p.Warnings, err.Error())

@@ -14,5 +14,7 @@
 // must be this server's, and, when a token is set, it must carry the token
 // (cookie, header or query). Every response carries a Content-Security-Policy
 // that allows no inline script and no inline style, and everything that came
-// from a session is escaped by html/template.
+// from a session is escaped by html/template, except the briefing's
+// Markdown, which goldmark renders with any HTML in it shown as text and
+// links kept only to http, https and mailto addresses and this server.
 package web

@@ -3,6 +3,7 @@ package web
 import (
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -121,6 +122,28 @@ func TestPages(t *testing.T) {
 			notWant: []string{"/etc"},
 		},
 		{
+			name:    "the briefing's Markdown rendered",
+			path:    "/",
+			code:    http.StatusOK,
+			want:    []string{`<div class="markdown" id="briefing-text">`, "<strong>Task</strong>: " + fxTask, "<li>Rewrite the writer loop</li>"},
+			notWant: []string{"**Task**", `<pre class="text">### `},
+		},
+		{
+			// 9 records, 2 prompts, 5 tool calls, 1 answer (a Stop record).
+			name: "the journal's timeline counts the answers",
+			path: "/",
+			code: http.StatusOK,
+			want: []string{`<td class="n">9</td><td class="n">2</td><td class="n">5</td><td class="n">1</td>`},
+			only: "files",
+		},
+		{
+			name:    "the decisions page names real commands",
+			path:    "/decisions",
+			code:    http.StatusOK,
+			want:    []string{"baton context approve ID --reject"},
+			notWant: []string{"context reject"},
+		},
+		{
 			name: "a session with its prompts, tools, files, decisions and summaries",
 			path: "/sessions/" + fxSession,
 			code: http.StatusOK,
@@ -195,7 +218,9 @@ func TestPages(t *testing.T) {
 			name: "a debate's rounds side by side",
 			path: "/debates/cc-debate-20260310-100000-ab12",
 			code: http.StatusOK,
-			want: []string{fxTopic, "Rebuild it: simpler.", fxProRound2, fxConRound1, "[CONCLUDED]", fxSummary, "Round 2", "Not written yet."},
+			// The debate concluded in round 2 before the con side wrote it.
+			want:    []string{fxTopic, "Rebuild it: simpler.", fxProRound2, fxConRound1, "[CONCLUDED]", fxSummary, "Round 2", "Not written: the debate ended first."},
+			notWant: []string{"Not written yet."},
 		},
 		{
 			name: "a debate id that is not one",
@@ -265,6 +290,13 @@ func TestPages(t *testing.T) {
 			notWant: []string{"2026-03-09"},
 		},
 		{
+			name:    "no usage in the period",
+			path:    "/usage?by=monthly&since=2030-01-01",
+			code:    http.StatusOK,
+			want:    []string{`id="usage-empty"`, "No usage in this period.", `<a href="/usage?by=monthly">Show all time</a>`},
+			notWant: []string{`id="usage-table"`},
+		},
+		{
 			name: "usage with a bad since",
 			path: "/usage?since=soon",
 			code: http.StatusBadRequest,
@@ -308,6 +340,25 @@ func TestPages(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestEmptyUsage: with no transcript anywhere the usage page says where
+// usage is counted from and what fills it.
+func TestEmptyUsage(t *testing.T) {
+	fx := newFixture(t)
+	o := fx.options()
+	empty := filepath.Join(t.TempDir(), "projects", "-repo")
+	o.TranscriptDirs = []string{empty}
+	ts := fx.server(t, o, "")
+	res, body := get(t, ts.URL, "/usage")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d; want 200", res.StatusCode)
+	}
+	for _, want := range []string{`id="usage-empty"`, "No agent transcripts yet.", "<code>" + empty + "</code>", "Run a Claude Code session in this repository", "baton usage"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body lacks %q", want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"slices"
 	"strings"
@@ -40,8 +41,10 @@ type worktreeGroup struct {
 
 type sessionsPage struct {
 	Worktree, Branch string
-	Briefing         string
-	Groups           []worktreeGroup
+	// Briefing is the worktree's resume briefing, its Markdown rendered
+	// by markdown.
+	Briefing template.HTML
+	Groups   []worktreeGroup
 	// FromIndex says the timeline comes from the index; otherwise from the
 	// journal's newest Limit records, and Truncated says it holds more.
 	FromIndex bool
@@ -130,6 +133,8 @@ func (s *Server) sessionsFromJournal(ctx context.Context) ([]sessionRow, bool, e
 			row.LastPrompt = r.Prompt
 		case r.Tool != "":
 			row.Tools++
+		case r.Event == "Stop" && r.Message != "":
+			row.Messages++
 		}
 	}
 	rows := make([]sessionRow, 0, len(order))
@@ -185,8 +190,8 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	o.Worktree, o.Branch, o.Now = p.Worktree, p.Branch, s.o.Now()
 	if b, err := resume.Build(ctx, o); err != nil {
 		s.o.Log.Warn("dashboard: resume briefing", "worktree", p.Worktree, "err", err)
-	} else {
-		p.Briefing = b.Text(s.o.Lang)
+	} else if p.Briefing, err = markdown(b.Text(s.o.Lang)); err != nil {
+		s.o.Log.Warn("dashboard: render the briefing", "worktree", p.Worktree, "err", err)
 	}
 	s.render(w, r, http.StatusOK, "sessions", "sessions", msgNavSessions.In(s.o.Lang), p)
 }

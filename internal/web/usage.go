@@ -31,6 +31,9 @@ type usagePage struct {
 	Rows        []usageRow
 	Total       usage.Tokens
 	Files       int
+	// Dirs are the folders usage is counted from, named when they hold
+	// no transcript.
+	Dirs []string
 }
 
 // usageViews are the ways usage can be grouped.
@@ -82,6 +85,9 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Key, p.Total, p.Files = msgUsageKey[by].In(s.o.Lang), rep.Total, rep.Files
+	if len(files) == 0 {
+		p.Dirs = s.o.TranscriptDirs
+	}
 	points := make([]chartPoint, 0, len(rep.Rows))
 	for _, row := range rep.Rows {
 		label := row.Key
