@@ -343,9 +343,15 @@ func TestRedactTruncatedInputs(t *testing.T) {
 	}
 }
 
-// maxGrowth is the most one replacement can add: the longest marker replacing
-// a single byte.
-const maxGrowth = len("[REDACTED:url-password]") - 1
+// maxGrowth is the most one replacement can add: the longest marker (a
+// gitleaks rule id may be the longest kind) replacing a single byte.
+var maxGrowth = func() int {
+	n := len(kindURLPassword)
+	for _, r := range gitleaksRules {
+		n = max(n, len(r.id))
+	}
+	return len(marker) + n + len("]") - 1
+}()
 
 func FuzzRedact(f *testing.F) {
 	fk := newFakes()
@@ -362,6 +368,7 @@ func FuzzRedact(f *testing.F) {
 		`{\"token\":\"a\\\"b\"}`,
 		"Bearer abcdefghIJKLMNOP1 bearer",
 		fk.jwt + " " + fk.slackBot,
+		"xoxa-AA000000", // a short span under a long gitleaks rule id
 	} {
 		f.Add(s, uint(len(s)/2), uint8(len(s)))
 	}
