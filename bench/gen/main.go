@@ -5,6 +5,7 @@
 //	go run ./bench/gen journal -size 1GiB -out /tmp/bench/auto.jsonl
 //	go run ./bench/gen transcript -size 700MiB -out /tmp/bench/big.jsonl
 //	go run ./bench/gen transcripts -files 3000 -size 300MiB -out /tmp/bench/projects
+//	go run ./bench/gen transcripts -vocab 50000 -size 300MiB -out /tmp/bench/words
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	mrand "math/rand"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -40,6 +42,7 @@ func run(args []string) error {
 	files := fs.Int("files", 3000, "number of transcript files (transcripts)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	worktrees := fs.Int("worktrees", 3, "number of worktrees recorded in the journal")
+	vocab := fs.Int("vocab", 0, "draw words from this many made-up words with Zipf's law (0: a short fixed list)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -51,6 +54,9 @@ func run(args []string) error {
 		return fmt.Errorf("-out is required")
 	}
 	g := &gen{r: rand.New(rand.NewPCG(*seed, 42)), t: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)}
+	if *vocab > 0 {
+		g.makeVocab(*vocab, *seed)
+	}
 	switch args[0] {
 	case "journal":
 		return g.writeFile(*out, int64(n), func(w *bufio.Writer, limit int64) error { return g.journal(w, limit, *worktrees) })
@@ -73,6 +79,48 @@ func run(args []string) error {
 type gen struct {
 	r *rand.Rand
 	t time.Time
+	// vocab, when set, is a vocabulary of made-up words drawn with
+	// Zipf's law (as words are in real text) instead of the short list.
+	vocab []string
+	zipf  *mrand.Zipf
+}
+
+// makeVocab makes n distinct words: pronounceable Latin ones and, one in
+// five, katakana and kanji ones.
+func (g *gen) makeVocab(n int, seed uint64) {
+	syll := strings.Fields("ka ri to mo ne sa lu vi de po ga zen tor qua bel fin ost rum ix ade")
+	kana := []rune("アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモラリルレロ")
+	kanji := []rune("日本語設計実装変更確認関数試験修正処理記録保存通知設定接続検索索引分析構成")
+	seen := map[string]bool{}
+	for len(g.vocab) < n {
+		var w string
+		switch g.r.IntN(5) {
+		case 0:
+			k := 2 + g.r.IntN(3)
+			for range k {
+				w += string(kana[g.r.IntN(len(kana))])
+			}
+			if g.r.IntN(2) == 0 {
+				w += string(kanji[g.r.IntN(len(kanji))]) + string(kanji[g.r.IntN(len(kanji))])
+			}
+		default:
+			for range 2 + g.r.IntN(3) {
+				w += syll[g.r.IntN(len(syll))]
+			}
+		}
+		if !seen[w] {
+			seen[w] = true
+			g.vocab = append(g.vocab, w)
+		}
+	}
+	g.zipf = mrand.NewZipf(mrand.New(mrand.NewSource(int64(seed))), 1.07, 2, uint64(n-1))
+}
+
+func (g *gen) word() string {
+	if g.vocab != nil {
+		return g.vocab[g.zipf.Uint64()]
+	}
+	return g.pick(words)
 }
 
 func (g *gen) writeFile(path string, limit int64, body func(*bufio.Writer, int64) error) error {
@@ -120,7 +168,7 @@ func (g *gen) sentence(n int) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(g.pick(words))
+		b.WriteString(g.word())
 	}
 	return b.String()
 }
