@@ -32,20 +32,22 @@ var ErrPendingFile = errors.New("pending file refused")
 //	   "alternatives", "consequences", "scope"}]}]}
 //
 // An entry saved for another issue than the latest save's also carries its
-// own issue_number, so nothing is posted to the wrong issue.
+// own issue_number, so nothing is posted to the wrong issue. The JSON tags
+// are those of baton's own output (`baton decisions show --json`), where
+// every entry names its issue.
 type PendingFile struct {
-	SchemaVersion int
-	Session       string
+	SchemaVersion int    `json:"schema_version"`
+	Session       string `json:"session_id"`
 	// Issue is the issue of the latest save.
-	Issue   int
-	Entries []PendingEntry
+	Issue   int            `json:"issue_number"`
+	Entries []PendingEntry `json:"entries"`
 }
 
 // PendingEntry is one save: when, for which issue, and the decisions.
 type PendingEntry struct {
-	SavedAt   string
-	Issue     int
-	Decisions []UserDecision
+	SavedAt   string         `json:"saved_at"`
+	Issue     int            `json:"issue_number"`
+	Decisions []UserDecision `json:"decisions"`
 }
 
 // The file's JSON.
@@ -150,7 +152,7 @@ func LoadPending(dir state.Dir, session string) (PendingFile, error) {
 	if err := CheckSessionID(session); err != nil {
 		return PendingFile{}, err
 	}
-	out := PendingFile{SchemaVersion: PendingSchema, Session: session}
+	out := PendingFile{SchemaVersion: PendingSchema, Session: session, Entries: []PendingEntry{}}
 	for _, path := range append([]string{PendingPath(dir, session)}, legacyPending(dir, session)...) {
 		b, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
