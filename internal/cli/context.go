@@ -19,6 +19,7 @@ import (
 	"github.com/baton-cli/baton/internal/llm/anthropic"
 	"github.com/baton-cli/baton/internal/llm/openai"
 	"github.com/baton-cli/baton/internal/recall"
+	"github.com/baton-cli/baton/internal/resume"
 )
 
 // NewCmdContext builds `baton context`, the context layers' commands.
@@ -501,11 +502,13 @@ func NewCmdContextBuild(f *Factory, runF func(context.Context, *ContextBuildOpti
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "Print the context pushed at a restart, for hosts that start the agent themselves",
-		Long: "Prints what a session start injects: the restart case, then the approved decisions (L3),\n" +
-			"the recent summary (L1) and the daily summary (L2) within --budget characters, whole\n" +
+		Long: "Prints what a session start injects. For the repository's own route that is the\n" +
+			"briefing `baton resume` prints (task, approved decisions, where the worktree left off,\n" +
+			"summaries); for another route, the restart case, then the approved decisions (L3), the\n" +
+			"recent summary (L1) and the daily summary (L2). Both within --budget characters, whole\n" +
 			"entries only, saying what was left out. A bot that runs `claude -p` itself puts this\n" +
 			"before its first prompt after a restart. --source names the restart (startup, resume,\n" +
-			"compact, crash, switch); for the repository's own route it is read from the journal.",
+			"compact, clear, crash, switch).",
 		Example: "  baton context build --route sales --session \"$SESSION\" --source crash",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -536,10 +539,26 @@ func contextBuildRun(ctx context.Context, opts *ContextBuildOptions) error {
 	default:
 		return flagError{errors.New(msgBadSource.Format(e.lang, opts.Source))}
 	}
-	o := recall.PushOptions{State: e.w.state, Route: e.files.Route, Session: opts.Session, Source: opts.Source, Now: f.Now(), Lang: e.lang, Budget: opts.Budget}
-	if e.own && opts.Source != "crash" && opts.Source != "switch" {
-		o.Journal = e.journal()
+	if e.own {
+		// The repository's own route: the briefing a session start gets.
+		o := resume.BriefConfigured(e.cfg, f.Getenv, e.lang)
+		o.Options = resumeOptions(e.w, e.cfg, f)
+		o.Session, o.Source, o.Budget, o.Route = opts.Session, opts.Source, opts.Budget, e.files.Route
+		br, err := resume.BuildBrief(ctx, o)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return printJSON(f, map[string]any{
+				"text": br.Text, "case": br.Case, "kept": br.Kept, "left": br.Left, "characters": hook.Len(br.Text),
+			})
+		}
+		if br.Text != "" {
+			fmt.Fprintln(f.IO.Out, br.Text)
+		}
+		return nil
 	}
+	o := recall.PushOptions{State: e.w.state, Route: e.files.Route, Session: opts.Session, Source: opts.Source, Now: f.Now(), Lang: e.lang, Budget: opts.Budget}
 	p, err := recall.Push(ctx, o)
 	if err != nil {
 		return err

@@ -136,25 +136,29 @@ func TestE2ECompactThenContinue(t *testing.T) {
 	if ctxText == "" {
 		t.Fatalf("the --continue request carries no SessionStart context:\n%.3000s", last.Text())
 	}
-	// The injected text ends with the note on what was left out; what
-	// follows it is the CLI's own.
-	end := strings.Index(ctxText, "or a <<FETCH>> tag.)")
+	// The injected text ends with how to pull more; what follows it is the
+	// CLI's own.
+	const tail = "`baton resume` and `baton search`."
+	end := strings.Index(ctxText, tail)
 	if end < 0 {
-		t.Fatalf("the newest context has no note on what was left out (was it replaced by a preview?):\n%s", ctxText)
+		t.Fatalf("the newest context has no line on how to pull more (was it replaced by a preview?):\n%s", ctxText)
 	}
-	ctxText = ctxText[:end+len("or a <<FETCH>> tag.)")]
+	ctxText = ctxText[:end+len(tail)]
 	if n := hook.Len(ctxText); n > hook.MaxContext {
 		t.Fatalf("injected %d characters; want at most %d", n, hook.MaxContext)
 	}
 	for _, want := range []string{
-		"context recovery (route default)",
-		"The session was resumed.",
+		"## baton: where this worktree stands",
+		"The session was resumed (--continue or --resume).",
+		"Carry on with this task",
 		"### Approved decisions (L3)",
 		"Export CSV as UTF-8 with a header row (source: session s)",
+		"### Where you left off",
 		"### Recent summary (L1)",
 		"Goal: Export the report as CSV",
 		"Bash: Write the CSV report",
 		"left out to stay within",
+		"mcp__baton__decisions",
 	} {
 		if !strings.Contains(ctxText, want) {
 			t.Errorf("injected context lacks %q:\n%s", want, ctxText)

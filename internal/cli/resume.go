@@ -28,10 +28,11 @@ func NewCmdResume(f *Factory, runF func(context.Context, *ResumeOptions) error) 
 	cmd := &cobra.Command{
 		Use:   "resume",
 		Short: "Show where work in this worktree left off",
-		Long: "Shows the task in progress from .claude/session-state/current.md (kept with `baton save`),\n" +
-			"or, when there is none, what the journal says this worktree did last: when, the files\n" +
-			"touched most and the recent commands. The same briefing is given to the agent at\n" +
-			"session start unless resume.inject is false. Prints nothing when there is nothing to resume.\n\n" +
+		Long: "Prints the briefing the agent gets at every session start and after every compaction:\n" +
+			"the task (from current.md, kept with `baton save`, else the opening request of the work),\n" +
+			"the approved decisions, where the worktree left off (prompts not answered, commands still\n" +
+			"failing, the todo list, the agent's last message, files and commands) and the summaries,\n" +
+			"within the hook's 10,000-character limit. Prints nothing when there is nothing to resume.\n\n" +
 			"Settings: resume.records (30) is how many of the worktree's newest tool calls are used,\n" +
 			"resume.stale_days (7) when a saved state counts as old, and resume.scan_bytes (256KiB) how\n" +
 			"far back from its end the journal, shared by all worktrees, is searched.",
@@ -59,19 +60,22 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 	if err != nil {
 		return err
 	}
-	b, err := resume.Build(ctx, resumeOptions(w, cfg, f))
+	o := resume.BriefConfigured(cfg, f.Getenv, lang)
+	o.Options = resumeOptions(w, cfg, f)
+	o.Own = true // asked for: shown even when resume.inject is off
+	br, err := resume.BuildBrief(ctx, o)
 	if err != nil {
 		return err
 	}
 	if opts.JSON {
-		out, err := b.JSON(lang)
+		out, err := br.JSON()
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(f.IO.Out, "%s\n", out)
 		return err
 	}
-	text := b.Text(lang)
+	text := br.Text
 	if text == "" {
 		fmt.Fprintln(f.IO.ErrOut, msgNothingToResume.In(lang))
 		return nil

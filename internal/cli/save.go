@@ -102,7 +102,7 @@ func saveRun(ctx context.Context, opts *SaveOptions) error {
 	if err := opts.validate(lang); err != nil {
 		return err
 	}
-	s := &saver{path: w.state.Current(), now: f.Now(), lang: lang, worktree: w.root}
+	s := &saver{path: w.state.CurrentOf(w.root, w.main), now: f.Now(), lang: lang, worktree: w.root}
 
 	var saved *statefile.File
 	switch {

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 // Unreviewed is a session whose transcript has grown past what capture has
@@ -94,42 +94,58 @@ var (
 	}
 )
 
-// PendingReviewProvider adds to the session-start context a few lines naming
-// the sessions with unreviewed decisions and the command that captures them.
-// It reads only the journal's tail and a few small state files.
-type PendingReviewProvider struct {
-	// Max is how many sessions to name (default 3).
-	Max int
-}
-
-// SessionContext implements hook.Provider.
-func (p PendingReviewProvider) SessionContext(ctx context.Context, s *hook.Start) (string, error) {
-	max := p.Max
+// ReviewNote is a few lines naming the sessions with decisions not yet
+// captured and the command that captures them; "" when there are none. With
+// the worktree's sessions (its state.json) it looks at those, whatever the
+// journal holds; without, at the journal's last ReviewScanBytes. The
+// session skip (the one starting) is left out.
+func ReviewNote(ctx context.Context, j *journal.Journal, dir state.Dir, sessions *wtstate.State, max int, skip string, lang i18n.Lang) (string, error) {
 	if max <= 0 {
 		max = 3
 	}
-	skip := ""
-	if s.Payload != nil {
-		skip = s.Payload.SessionID
+	var list []Unreviewed
+	if sessions != nil {
+		list = unreviewedOf(dir, sessions.Sessions, max, skip)
+	} else {
+		var err error
+		if list, err = FindUnreviewed(ctx, j, dir, max, skip); err != nil {
+			return "", err
+		}
 	}
-	j := s.Journal
-	if j == nil {
-		j = journal.Open(s.State.Root, journal.Options{})
-	}
-	list, err := FindUnreviewed(ctx, j, s.State, max, skip)
-	if err != nil || len(list) == 0 {
-		return "", err
+	if len(list) == 0 {
+		return "", nil
 	}
 	var b strings.Builder
-	b.WriteString(msgUnreviewedHead.In(s.Lang))
+	b.WriteString(msgUnreviewedHead.In(lang))
 	for _, u := range list {
 		branch := u.Branch
 		if branch == "" {
 			branch = "-"
 		}
-		fmt.Fprintf(&b, "\n"+msgUnreviewedLine.In(s.Lang), shortSession(u.Session), branch, u.At.Local().Format("2006-01-02 15:04"), u.Session)
+		fmt.Fprintf(&b, "\n"+msgUnreviewedLine.In(lang), shortSession(u.Session), branch, u.At.Local().Format("2006-01-02 15:04"), u.Session)
 	}
 	return b.String(), nil
+}
+
+// unreviewedOf lists the sessions, newest first, whose transcript has grown
+// past what capture reviewed.
+func unreviewedOf(dir state.Dir, sessions []wtstate.Session, max int, skip string) []Unreviewed {
+	var out []Unreviewed
+	for _, s := range sessions {
+		if s.ID == skip || s.Offset <= 0 || s.Transcript == "" || CheckSessionID(s.ID) != nil {
+			continue
+		}
+		st, _, err := LoadState(dir, s.ID)
+		if err != nil || st.LastProcessedOffset >= s.Offset {
+			continue
+		}
+		out = append(out, Unreviewed{Session: s.ID, Transcript: s.Transcript, Offset: s.Offset, Reviewed: st.LastProcessedOffset, Event: s.LastEvent, At: s.Last, Branch: s.Branch})
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].At.After(out[k].At) })
+	if len(out) > max {
+		out = out[:max]
+	}
+	return out
 }
 
 func shortSession(id string) string {
@@ -138,5 +154,3 @@ func shortSession(id string) string {
 	}
 	return id
 }
-
-var _ hook.Provider = PendingReviewProvider{}

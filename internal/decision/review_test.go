@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 func TestPendingReviewProvider(t *testing.T) {
@@ -46,8 +46,7 @@ func TestPendingReviewProvider(t *testing.T) {
 		t.Errorf("unreviewed: %+v; want never-3 then grown-2222222 (300 > 120)", list)
 	}
 
-	s := &hook.Start{Payload: &hook.Payload{SessionID: "current"}, State: dir, Lang: i18n.EN}
-	text, err := PendingReviewProvider{Max: 1}.SessionContext(context.Background(), s)
+	text, err := ReviewNote(context.Background(), j, dir, nil, 1, "current", i18n.EN)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,15 +54,48 @@ func TestPendingReviewProvider(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[1], "`baton decisions capture --session never-3`") {
 		t.Errorf("context: %q; want a heading and one line with the command", text)
 	}
-	s.Lang = i18n.JA
-	text, _ = PendingReviewProvider{}.SessionContext(context.Background(), s)
+	text, _ = ReviewNote(context.Background(), j, dir, nil, 0, "current", i18n.JA)
 	if !strings.Contains(text, "決定がまだ確認されていない") || strings.Count(text, "baton decisions capture") != 2 {
 		t.Errorf("ja context: %q", text)
 	}
 	// Nothing to say: an empty section.
 	empty := testDir(t)
-	s.State = empty
-	if text, err := (PendingReviewProvider{}).SessionContext(context.Background(), s); text != "" || err != nil {
+	if text, err := ReviewNote(context.Background(), journal.Open(empty.Root, journal.Options{}), empty, nil, 0, "current", i18n.EN); text != "" || err != nil {
 		t.Errorf("empty journal: %q %v", text, err)
+	}
+}
+
+// TestReviewNoteFromWorktreeSessions checks that the worktree's sessions are
+// looked at whatever the journal holds: a previous session's unreviewed
+// transcript is named though a busy session wrote megabytes since.
+func TestReviewNoteFromWorktreeSessions(t *testing.T) {
+	dir := testDir(t)
+	j := journal.Open(dir.Root, journal.Options{})
+	busy := []journal.Record{{TS: fixedNow.Add(-time.Hour), Event: "SessionEnd", Session: "earlier-1", Transcript: "/t/e.jsonl", Offset: 700, Branch: "main"}}
+	for i := range 5000 {
+		busy = append(busy, journal.Record{TS: fixedNow, Event: "Stop", Session: "busy", Transcript: "/t/b.jsonl", Offset: int64(i + 1), Message: strings.Repeat("x", 200)})
+	}
+	if err := j.Append(busy...); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := CommitState(dir, "busy", Patch{KeyOffset: []byte("5000")}, fixedNow); err != nil {
+		t.Fatal(err)
+	}
+	sessions := &wtstate.State{Sessions: []wtstate.Session{
+		{ID: "earlier-1", Last: fixedNow.Add(-time.Hour), Transcript: "/t/e.jsonl", Offset: 700, LastEvent: "SessionEnd", Branch: "main"},
+		{ID: "busy", Last: fixedNow, Transcript: "/t/b.jsonl", Offset: 5000, LastEvent: "Stop"},
+	}}
+	text, err := ReviewNote(context.Background(), j, dir, sessions, 3, "current", i18n.EN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "--session earlier-1`") || strings.Contains(text, "--session busy`") {
+		t.Errorf("note = %q; want the earlier session named, not the reviewed busy one", text)
+	}
+	old, _ := FindUnreviewed(context.Background(), j, dir, 3, "current")
+	for _, u := range old {
+		if u.Session == "earlier-1" {
+			t.Errorf("the journal's last %d bytes reach earlier-1; the test does not show the difference", ReviewScanBytes)
+		}
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/baton-cli/baton/internal/claudetest"
 	"github.com/baton-cli/baton/internal/journal"
@@ -179,12 +181,23 @@ func TestE2EWorkEventsRecorded(t *testing.T) {
 	env.Run(t, "-p", "do things", "--allowedTools", "Bash,TaskCreate,TaskUpdate,Agent")
 	env.Run(t, "-p", "/compact", "--continue")
 
-	failing := claudetest.New(t, modelserver.New(t, modelserver.ServerError(), modelserver.ServerError(), modelserver.ServerError()))
+	// Every answer an error, however often the CLI retries.
+	errs := make([]modelserver.Turn, 20)
+	for i := range errs {
+		errs[i] = modelserver.ServerError()
+	}
+	failing := claudetest.New(t, modelserver.New(t, errs...))
 	failing.Extra = append(failing.Extra, "CLAUDE_CODE_MAX_RETRIES=0")
 	hookCmd(failing)
 	cmd := failing.Command(t.Context(), "-p", "hi")
 	if out, err := cmd.CombinedOutput(); err == nil {
 		t.Logf("the failing run exited 0: %s", out)
+	}
+	// The CLI may exit before its StopFailure hook has finished: poll.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if slices.ContainsFunc(journalRecords(t, failing.Dir), func(r journal.Record) bool { return r.Event == "StopFailure" }) {
+			break
+		}
 	}
 
 	got := map[string]journal.Record{}

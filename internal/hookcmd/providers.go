@@ -7,22 +7,18 @@ import (
 	"strings"
 
 	"github.com/baton-cli/baton/internal/cmdenv"
-	"github.com/baton-cli/baton/internal/decision"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
-	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/resume"
 	"github.com/baton-cli/baton/internal/state"
 )
 
-// Providers are the session-start providers, highest priority first. The
-// resume briefing comes first; when there is none it gives way to the status
-// line, which would only repeat it. The sessions with unreviewed decisions
-// follow, and the context layers take what the others leave of the limit.
+// Providers are the session-start providers: one briefing, assembled once
+// within the context limit (task, approved decisions, where the worktree
+// left off, the summaries, how to pull more); when there is nothing to
+// brief, the status line saying where the session is recorded.
 func Providers(f *cmdenv.Factory) []hook.Provider {
-	brief := &measured{Provider: briefing(f)}
-	review := &measured{Provider: decision.PendingReviewProvider{}}
-	return []hook.Provider{brief, review, contextLayers(f, brief, review)}
+	return []hook.Provider{briefing(f)}
 }
 
 var recordingMsg = i18n.Msg{
@@ -52,87 +48,52 @@ func statusLine(_ context.Context, s *hook.Start) (string, error) {
 	return recordingMsg.Format(s.Lang, rel, branch), nil
 }
 
-// briefing is the first session-start provider: the resume briefing, or,
-// when there is none or it is turned off, the status line.
+// briefing is the session-start provider: the briefing of resume.BuildBrief,
+// or, when it is empty, the status line. The agent is always told when its
+// work is not being recorded. When the last active day has no daily summary
+// yet, it starts the job that makes one in the background.
 func briefing(f *cmdenv.Factory) hook.Provider {
 	return hook.ProviderFunc(func(ctx context.Context, s *hook.Start) (string, error) {
-		if !s.Config.ResumeInject() {
-			return statusLine(ctx, s)
-		}
-		o := resume.Configured(s.Config, f.Getenv)
-		o.State, o.Journal, o.Worktree, o.Main, o.Branch, o.Now = s.State, s.Journal, s.Where.Worktree, mainOf(s.State), s.Where.Branch, s.Now
-		b, err := resume.Build(ctx, o)
+		br, err := resume.BuildBrief(ctx, briefOptions(s, f.Getenv))
 		if err != nil {
 			if s.JournalErr != nil {
 				// The journal cannot be written nor read; that problem is
 				// logged already, and the agent is told.
 				return statusLine(ctx, s)
 			}
-			return "", fmt.Errorf("resume briefing: %w", err)
+			return "", fmt.Errorf("briefing: %w", err)
 		}
-		text := b.SessionContext(s.Lang)
+		text := br.Text
 		if text == "" || s.JournalErr != nil {
-			// The agent must know its work is not being recorded.
 			line, _ := statusLine(ctx, s)
 			text = strings.TrimSpace(text + "\n\n" + line)
+		}
+		if br.DailyDue != "" {
+			if err := startContextJob(f, s.Where.Cwd, "daily", "--date", br.DailyDue, "--route", s.Config.ContextRoute()); err != nil {
+				return text, fmt.Errorf("start daily summary: %w", err)
+			}
 		}
 		return text, nil
 	})
 }
 
+// briefOptions are the options of the briefing a session start gets; the
+// status line's room is kept free when the journal could not be written.
+func briefOptions(s *hook.Start, getenv func(string) string) resume.BriefOptions {
+	o := resume.BriefConfigured(s.Config, getenv, s.Lang)
+	o.State, o.Journal, o.Worktree, o.Main, o.Branch, o.Now = s.State, s.Journal, s.Where.Worktree, mainOf(s.State), s.Where.Branch, s.Now
+	if s.Payload != nil {
+		o.Session, o.Source = s.Payload.SessionID, s.Payload.Source
+	}
+	if s.JournalErr != nil {
+		// Room for the line saying so.
+		o.Budget -= 600
+		o.Unrecorded = true
+	}
+	return o
+}
+
 // mainOf is the folder holding a state folder: the main worktree.
 func mainOf(d state.Dir) string {
 	return strings.TrimSuffix(d.Root, string(filepath.Separator)+filepath.FromSlash(state.RelDir))
-}
-
-// measured remembers how long its provider's section was, so that a later
-// provider can fit in what is left of the context limit.
-type measured struct {
-	hook.Provider
-	n int
-}
-
-func (m *measured) SessionContext(ctx context.Context, s *hook.Start) (string, error) {
-	text, err := m.Provider.SessionContext(ctx, s)
-	m.n = hook.Len(strings.TrimSpace(text))
-	return text, err
-}
-
-// room is what is left of the limit after the sections of before, each
-// followed by a blank line.
-func room(before ...*measured) int {
-	n := hook.MaxContext
-	for _, m := range before {
-		if m.n > 0 {
-			n -= m.n + 2
-		}
-	}
-	return n
-}
-
-// contextLayers is the session-start provider after the briefing: the
-// route's layers within what the providers before it left of the limit. It
-// only reads files; when the last active day has no daily summary yet, it
-// starts the job that makes one in the background.
-func contextLayers(f *cmdenv.Factory, before ...*measured) hook.Provider {
-	return hook.ProviderFunc(func(ctx context.Context, s *hook.Start) (string, error) {
-		if !s.Config.ContextInject() {
-			return "", nil
-		}
-		route := s.Config.ContextRoute()
-		p, err := recall.Push(ctx, recall.PushOptions{
-			State: s.State, Route: route, Session: s.Payload.SessionID, Source: s.Payload.Source,
-			Now: s.Now, Lang: s.Lang, Budget: room(before...),
-			Journal: s.Journal,
-		})
-		if err != nil {
-			return "", fmt.Errorf("context layers: %w", err)
-		}
-		if p.DailyDue != "" {
-			if err := startContextJob(f, s.Where.Cwd, "daily", "--date", p.DailyDue, "--route", route); err != nil {
-				return p.Text, fmt.Errorf("start daily summary: %w", err)
-			}
-		}
-		return p.Text, nil
-	})
 }

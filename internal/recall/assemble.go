@@ -18,10 +18,16 @@ type Item struct {
 	Priority int
 }
 
+// LNow is the block of a briefing's own entries, shown between the
+// approved decisions and the summaries: where the worktree left off.
+const LNow Layer = "now"
+
 // Layout is the fixed text around the items.
 type Layout struct {
 	// Head comes first (the restart case); it is always kept.
 	Head string
+	// Tail comes last (how to pull more); it is always kept.
+	Tail string
 	// Headings head each layer's block when it keeps an item.
 	Headings map[Layer]string
 	// Note says what was left out, given the count per layer.
@@ -38,7 +44,7 @@ type Assembly struct {
 }
 
 // layerOrder is the order of both priority and display.
-var layerOrder = [...]Layer{L3, L1, L2}
+var layerOrder = [...]Layer{L3, LNow, L1, L2}
 
 // Assemble lays out items within budget characters (UTF-16 units, as the
 // agent counts them): the head, then a block per layer (L3, L1, L2) of its
@@ -80,6 +86,14 @@ func Assemble(items []Item, lay Layout, budget int) Assembly {
 		all[it.Layer]++
 	}
 	room := budget - hook.Len(lay.Note(all)) - 2
+	if lay.Tail != "" {
+		// The tail goes before the head and the note do.
+		if room-hook.Len(lay.Head)-hook.Len(lay.Tail)-2 < 0 {
+			lay.Tail = ""
+		} else {
+			room -= hook.Len(lay.Tail) + 2
+		}
+	}
 	used, blocks := hook.Len(lay.Head), 0
 	if lay.Head != "" {
 		blocks = 1
@@ -166,6 +180,9 @@ func render(items []Item, keep []bool, lay Layout, left map[Layer]int) string {
 			blocks = append(blocks, lay.Note(left))
 			break
 		}
+	}
+	if lay.Tail != "" {
+		blocks = append(blocks, lay.Tail)
 	}
 	return strings.Join(blocks, "\n\n")
 }

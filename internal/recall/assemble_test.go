@@ -37,6 +37,9 @@ func TestAssembleProperties(t *testing.T) {
 			lang = i18n.JA
 		}
 		lay := testLayout(lang)
+		if iter%3 == 0 {
+			lay.Tail = "Pull more: mcp__baton__decisions, mcp__baton__session_log."
+		}
 		var items []Item
 		id := 0
 		for _, l := range layerOrder {
@@ -92,7 +95,7 @@ func TestAssembleProperties(t *testing.T) {
 				t.Fatalf("iter %d: %s kept %d + left %d != %d", iter, l, a.Kept[l], a.Left[l], total[l])
 			}
 		}
-		anyLeft := a.Left[L1]+a.Left[L2]+a.Left[L3] > 0
+		anyLeft := a.Left[L1]+a.Left[L2]+a.Left[L3]+a.Left[LNow] > 0
 		note := strings.Contains(a.Text, "left out") || strings.Contains(a.Text, "省略")
 		if anyLeft && a.Text != "" && !note {
 			t.Fatalf("iter %d: items left out but no note:\n%s", iter, a.Text)
@@ -102,7 +105,13 @@ func TestAssembleProperties(t *testing.T) {
 		}
 		// Layers appear in priority order.
 		last := -1
+		if lay.Tail != "" && a.Text != "" && hook.Len(lay.Head)+hook.Len(lay.Tail)+hook.Len(lay.Note(total))+4 <= budget && !strings.HasSuffix(a.Text, lay.Tail) {
+			t.Fatalf("iter %d: the tail is not last:\n%s", iter, a.Text)
+		}
 		for _, l := range layerOrder {
+			if lay.Headings[l] == "" {
+				continue
+			}
 			if i := strings.Index(a.Text, lay.Headings[l]); i >= 0 {
 				if i < last {
 					t.Fatalf("iter %d: %s block before an earlier layer", iter, l)

@@ -109,67 +109,101 @@ func latestDaily(f Files) (Daily, bool, error) {
 // returns an empty text when there are no layers and nothing to warn about.
 func Push(ctx context.Context, o PushOptions) (Pushed, error) {
 	var p Pushed
-	f, err := FilesFor(o.State, o.Route)
-	if err != nil {
-		return p, err
-	}
 	p.Restart = Restart{Case: sourceCase(o.Source)}
 	if o.Journal != nil {
+		var err error
 		if p.Restart, err = DetectRestart(ctx, o.Journal, o.Session, o.Source, o.ScanBytes); err != nil {
 			return p, err
 		}
 	}
-	decisions, older, err := newestDecisions(f, o.Budget)
+	l, err := LoadLayers(o, p.Restart.PreviousAt)
 	if err != nil {
 		return p, err
 	}
-	recent, hasRecent, err := lastOf[Recent](f.L1(), pushReadBytes)
-	if err != nil {
-		return p, err
-	}
-	daily, hasDaily, err := latestDaily(f)
-	if err != nil {
-		return p, err
-	}
-	p.DailyDue = dailyDue(p.Restart, o.Now, daily, hasDaily)
-
-	items := pushItems(decisions, &recent, hasRecent, &daily, hasDaily, o)
-	if len(items) == 0 && older == 0 && p.Restart.Case != CaseCrash {
+	p.DailyDue = l.DailyDue
+	if len(l.Items) == 0 && l.Older == 0 && p.Restart.Case != CaseCrash {
 		return p, nil
 	}
-	lay := pushLayout(f.Route, p.Restart, o)
-	lay.Left = map[Layer]int{L3: older}
-	p.Assembly = Assemble(items, lay, o.Budget)
+	lay := pushLayout(l.Files.Route, p.Restart, o)
+	lay.Left = map[Layer]int{L3: l.Older}
+	p.Assembly = Assemble(l.Items, lay, o.Budget)
 	p.Text = p.Assembly.Text
 	return p, nil
 }
 
-// pushItems ranks the entries. L3 comes first, newest decision first;
-// the decisions past half the budget rank below the L1 and L2 entries, so
-// that a long decision log cannot crowd out what was going on just now:
-// the oldest decisions are the first to go, then L2, then L1.
+// Offered are a route's entries as a push offers them.
+type Offered struct {
+	Files Files
+	// Items are the decisions (L3), the recent summary (L1) and the daily
+	// summary (L2), ranked by tier (see TierPriority).
+	Items []Item
+	// Older counts the decisions too old to fit beside the newer ones.
+	Older int
+	// DailyDue: see Pushed.
+	DailyDue string
+}
+
+// LoadLayers reads the route's layers for a push within o.Budget.
+// lastActive is when the route was last active before this start (zero
+// when unknown): the first start of a new day asks for that day's summary.
+func LoadLayers(o PushOptions, lastActive time.Time) (Offered, error) {
+	var l Offered
+	f, err := FilesFor(o.State, o.Route)
+	if err != nil {
+		return l, err
+	}
+	l.Files = f
+	decisions, older, err := newestDecisions(f, o.Budget)
+	if err != nil {
+		return l, err
+	}
+	recent, hasRecent, err := lastOf[Recent](f.L1(), pushReadBytes)
+	if err != nil {
+		return l, err
+	}
+	daily, hasDaily, err := latestDaily(f)
+	if err != nil {
+		return l, err
+	}
+	l.DailyDue = dailyDue(lastActive, o.Now, daily, hasDaily)
+	l.Items, l.Older = pushItems(decisions, &recent, hasRecent, &daily, hasDaily, o), older
+	return l, nil
+}
+
+// The tiers of a push, in the order entries are kept when not all fit:
+// the newest decisions up to half the budget, then what the worktree was
+// doing (a briefing's own entries), the recent summary, the daily summary,
+// and the older decisions last, so that a long decision log cannot crowd out
+// what was going on just now.
+const (
+	TierDecisions = iota
+	TierNow
+	TierRecent
+	TierDaily
+	TierOlderDecisions
+)
+
+// TierPriority is the Priority of the n-th item of a tier.
+func TierPriority(tier, n int) int { return tier*1000000 + n }
+
+// pushItems ranks the entries: L3 newest decision first, the decisions past
+// half the budget in the last tier.
 func pushItems(decisions []string, recent *Recent, hasRecent bool, daily *Daily, hasDaily bool, o PushOptions) []Item {
-	const (
-		l3First = iota
-		l1
-		l2
-		l3Rest
-	)
 	items := make([]Item, len(decisions), len(decisions)+2)
 	room := o.Budget / 2
 	for i := len(decisions) - 1; i >= 0; i-- {
 		text := decisions[i]
-		tier := l3First
+		tier := TierDecisions
 		if room -= hook.Len(text) + 1; room < 0 {
-			tier = l3Rest
+			tier = TierOlderDecisions
 		}
-		items[i] = Item{Layer: L3, Text: text, Priority: tier*1000000 + len(decisions) - i}
+		items[i] = Item{Layer: L3, Text: text, Priority: TierPriority(tier, len(decisions)-i)}
 	}
 	if hasRecent {
-		items = append(items, Item{Layer: L1, Text: recentText(recent, o.Now.Location()), Priority: l1 * 1000000})
+		items = append(items, Item{Layer: L1, Text: recentText(recent, o.Now.Location()), Priority: TierPriority(TierRecent, 0)})
 	}
 	if hasDaily {
-		items = append(items, Item{Layer: L2, Text: dailyText(daily), Priority: l2 * 1000000})
+		items = append(items, Item{Layer: L2, Text: dailyText(daily), Priority: TierPriority(TierDaily, 0)})
 	}
 	return items
 }
@@ -196,11 +230,11 @@ func newestDaily(f Files, day string) (Daily, bool, error) {
 
 // dailyDue is the last active day before today when its L2 entry is
 // missing.
-func dailyDue(r Restart, now time.Time, newest Daily, has bool) string {
-	if r.PreviousAt.IsZero() {
+func dailyDue(lastActive time.Time, now time.Time, newest Daily, has bool) string {
+	if lastActive.IsZero() {
 		return ""
 	}
-	day := r.PreviousAt.In(now.Location()).Format(DateLayout)
+	day := lastActive.In(now.Location()).Format(DateLayout)
 	if day >= now.Format(DateLayout) || (has && newest.Date >= day) {
 		return ""
 	}
@@ -244,7 +278,7 @@ func caseMsg(c Case) i18n.Msg {
 	case CaseResume:
 		return i18n.Msg{JA: "セッションを再開しました。", EN: "The session was resumed."}
 	case CaseCompact:
-		return i18n.Msg{JA: "会話がトークン上限で圧縮されました。前の会話の細部は残っていません。", EN: "The conversation was compacted at the token limit; its details are gone."}
+		return i18n.Msg{JA: "会話が圧縮されました。前の会話の細部は残っていません。", EN: "The conversation was compacted; its details are gone."}
 	case CaseClear:
 		return i18n.Msg{JA: "会話が消去されました。", EN: "The conversation was cleared."}
 	case CaseSwitch:
@@ -261,6 +295,8 @@ func headingMsg(l Layer) i18n.Msg {
 		return i18n.Msg{JA: "### 承認済みの決定 (L3)", EN: "### Approved decisions (L3)"}
 	case L1:
 		return i18n.Msg{JA: "### 直近の要約 (L1)", EN: "### Recent summary (L1)"}
+	case LNow:
+		return i18n.Msg{JA: "### 前回の続き", EN: "### Where you left off"}
 	}
 	return i18n.Msg{JA: "### 日次の要約 (L2)", EN: "### Daily summary (L2)"}
 }
@@ -271,6 +307,8 @@ func leftCountMsg(l Layer) i18n.Msg {
 		return i18n.Msg{JA: "古い決定 %d 件", EN: "%d older decision(s)"}
 	case L1:
 		return i18n.Msg{JA: "直近の要約 %d 件", EN: "%d recent summary"}
+	case LNow:
+		return i18n.Msg{JA: "前回の続きの項目 %d 件", EN: "%d item(s) of where you left off"}
 	}
 	return i18n.Msg{JA: "日次の要約 %d 件", EN: "%d daily summary"}
 }

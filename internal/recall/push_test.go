@@ -119,7 +119,7 @@ func TestPush(t *testing.T) {
 	}{
 		{
 			name: "small layers all pushed", decisions: 2, l1s: 1, l2s: 1, budget: hook.MaxContext, source: "compact",
-			want:    []string{"context recovery (route default)", "compacted at the token limit", "decision number 0", "decision number 1", "goal of entry 0", "day goal 0", "### Daily summary (L2)"},
+			want:    []string{"context recovery (route default)", "The conversation was compacted; its details are gone.", "decision number 0", "decision number 1", "goal of entry 0", "day goal 0", "### Daily summary (L2)"},
 			wantNot: []string{"left out"},
 		},
 		{

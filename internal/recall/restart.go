@@ -18,7 +18,7 @@ const (
 	CaseStartup Case = "startup"
 	// CaseResume is a session taken up again (--continue, --resume).
 	CaseResume Case = "resume"
-	// CaseCompact is a rotation at the token limit: the conversation was
+	// CaseCompact is a compaction (/compact or at the context limit): the conversation was
 	// compacted and goes on.
 	CaseCompact Case = "compact"
 	// CaseClear is a conversation cleared by the person.

@@ -65,14 +65,13 @@ current_task: Benchmark the briefing
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				br, err := Build(ctx, o)
+				br, err := BuildBrief(ctx, BriefOptions{Options: o, Lang: i18n.JA, Budget: 10000, Own: true})
 				if err != nil {
 					b.Fatal(err)
 				}
 				if br.Source != bb.source {
 					b.Fatalf("source = %s; want %s", br.Source, bb.source)
 				}
-				_ = br.SessionContext(i18n.JA)
 			}
 		})
 	}

@@ -56,11 +56,12 @@ func TestSessionStartInjectsBriefing(t *testing.T) {
 	sent := reqs[0].Text()
 	for _, want := range []string{
 		"SessionStart hook additional context",
-		"baton: このワークツリーの前回の作業状況です（ステートファイル .claude/session-state/current.md より）",
-		"**タスク**：CSV 出力の修正",
+		"## baton: このワークツリーの作業状況（ブランチ main）",
+		"新しいセッションの開始です。",
+		"**タスク**（`baton save --task` で設定）：CSV 出力の修正",
 		"- 再現テストを書いている",
 		"- writer を差し替える",
-		"続きから再開しますか？",
+		"続けるかどうか確認してから動いてください",
 	} {
 		if !strings.Contains(sent, want) {
 			t.Errorf("the model was not sent %q; it got:\n%s", want, sent)

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/statefile"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 // Source says where a briefing comes from.
@@ -64,7 +66,10 @@ type Options struct {
 	// (written by older hook scripts) belong.
 	Worktree, Main string
 	Branch         string
-	Now            time.Time
+	// Session is the session being started, when a hook asks; it is not
+	// another session of the worktree.
+	Session string
+	Now     time.Time
 	// Records is how many of the worktree's newest activity records the
 	// journal briefing uses.
 	Records int
@@ -117,6 +122,26 @@ type Briefing struct {
 	// worktree has none and that activity is newer than Options.Stale.
 	Elsewhere *Activity
 
+	// TaskFrom says where Task came from: FromState (current.md),
+	// TaskFromPrompt or TaskFromExplicit; "" when there is no task. TaskAt
+	// is when a prompt set it. PreviousTask is the task before it.
+	TaskFrom     string
+	TaskAt       time.Time
+	PreviousTask string
+	// Open loops and evidence, from the worktree's records.
+	Failing       []Failure
+	Unanswered    []string
+	Todo          []TodoItem
+	LastMessage   string
+	LastMessageAt time.Time
+	// Sessions is what the worktree's state.json knows of its sessions;
+	// nil when it has none.
+	Sessions *wtstate.State
+
+	lastSession string
+	chainTask   *wtstate.Task
+	fileTask    string // current.md's task, whatever its status
+
 	Worktree, Branch string
 	At               time.Time // when the briefing was made
 }
@@ -143,7 +168,8 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 		Source: FromNothing, StateFile: o.State.Current(), Journal: o.State.Journal(),
 		Worktree: o.Worktree, Branch: o.Branch, At: o.Now,
 	}
-	sf, err := readState(o.State.Current())
+	b.StateFile = o.State.CurrentOf(o.Worktree, o.Main)
+	sf, err := readState(b.StateFile)
 	var fe *statefile.FormatError
 	switch {
 	case errors.As(err, &fe):
@@ -151,14 +177,25 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 	case err != nil:
 		return nil, err
 	case sf != nil:
-		b.Task, b.Updated, b.Status = sf.Task, sf.Updated, sf.Status
+		b.Updated, b.Status = sf.Updated, sf.Status
 	}
 
-	recs, err := tail(ctx, o)
+	all, recs, err := records(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	b.fromJournal(recs, o)
+	b.fromRecords(all)
+	wt := wtstate.Dir(o.State.WorktreeDir(o.Worktree))
+	st, err := wt.Read()
+	if err != nil {
+		return nil, err
+	}
+	if len(st.Sessions) > 0 || st.Task != nil {
+		b.Sessions = &st
+	}
+	b.fromState(&st)
+	b.pickTask(sf)
 
 	inProgress := sf != nil && sf.Status == statefile.InProgress
 	var other *journal.Record
@@ -174,7 +211,7 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 		b.Next = sf.Digest(statefile.Next, DigestLines)
 		b.Stale = !sf.Updated.IsZero() && o.Now.Sub(sf.Updated) > o.Stale
 		b.SetupOnly = false
-	case len(recs) > 0:
+	case len(recs) > 0 || b.Task != "":
 		b.Source = FromJournal
 	case other != nil && o.Now.Sub(other.TS) <= o.Stale:
 		b.Elsewhere = &Activity{Worktree: other.Worktree, Branch: other.Branch, At: other.TS}
@@ -201,14 +238,33 @@ func readState(path string) (*statefile.File, error) {
 	return statefile.Parse(b)
 }
 
-// tail returns the worktree's newest activity records, oldest first.
-func tail(ctx context.Context, o Options) ([]journal.Record, error) {
-	here := func(r *journal.Record) bool { return isActivity(r) && cmp.Or(r.Worktree, o.Main) == o.Worktree }
-	recs, err := o.journal().Tail(ctx, o.Records, journal.TailOptions{Match: here, Prefilter: mayBeActivityOf(o.Worktree), MaxBytes: o.ScanBytes})
-	if err != nil {
-		return nil, fmt.Errorf("read journal: %w", err)
+// records returns the worktree's recent records of every kind and its
+// newest o.Records activity records, both oldest first: from the
+// worktree's own records file, which the hook keeps whatever other worktrees
+// do; where there is none yet (hooks of an older baton), from the journal's
+// last o.ScanBytes.
+func records(ctx context.Context, o Options) (all, activity []journal.Record, err error) {
+	wt := wtstate.Dir(o.State.WorktreeDir(o.Worktree))
+	if wt.HasRecords() {
+		if all, err = wt.Records(); err != nil {
+			return nil, nil, fmt.Errorf("read worktree records: %w", err)
+		}
+	} else {
+		here := func(r *journal.Record) bool { return cmp.Or(r.Worktree, o.Main) == o.Worktree }
+		all, err = o.journal().Tail(ctx, 8*o.Records, journal.TailOptions{Match: here, Prefilter: mayBeActivityOf(o.Worktree), MaxBytes: o.ScanBytes})
+		if err != nil {
+			return nil, nil, fmt.Errorf("read journal: %w", err)
+		}
 	}
-	return recs, nil
+	for _, r := range all {
+		if isActivity(&r) {
+			activity = append(activity, r)
+		}
+	}
+	if len(activity) > o.Records {
+		activity = activity[len(activity)-o.Records:]
+	}
+	return all, activity, nil
 }
 
 // elsewhere returns the last written activity record of another worktree
@@ -255,11 +311,11 @@ func mayBeActivityOf(worktree string) func(line []byte) bool {
 }
 
 // isActivity reports whether a record is something the agent did: a tool
-// call that completed. PreToolUse records duplicate their PostToolUse ones
+// call that completed or failed. PreToolUse records duplicate their PostToolUse ones
 // and are left out, as are prompts and session events. Lines written by
 // older hook scripts have a tool but no event.
 func isActivity(r *journal.Record) bool {
-	return r.Tool != "" && (r.Event == "PostToolUse" || r.Event == "")
+	return r.Tool != "" && (r.Event == "PostToolUse" || r.Event == "PostToolUseFailure" || r.Event == "")
 }
 
 // fromJournal fills the journal part of the briefing from recs, oldest first.
@@ -315,14 +371,27 @@ func (b *Briefing) fromJournal(recs []journal.Record, o Options) {
 
 	for i := len(recs) - 1; i >= 0 && len(b.Commands) < Commands; i-- {
 		r := recs[i]
-		if r.Tool != "Bash" || r.Desc == "" {
+		if r.Tool != "Bash" || r.Desc == "" && r.Cmd == "" {
 			continue
 		}
-		d := statefile.Cut(strings.Join(strings.Fields(r.Desc), " "), statefile.DigestWidth)
+		d := commandLine(&r)
 		if !slices.Contains(b.Commands, d) {
 			b.Commands = append(b.Commands, d)
 		}
 	}
+}
+
+// commandLine shows a Bash record: the command line and its exit status
+// when known (older records have only a description).
+func commandLine(r *journal.Record) string {
+	if r.Cmd == "" {
+		return statefile.Cut(strings.Join(strings.Fields(r.Desc), " "), statefile.DigestWidth)
+	}
+	s := "`" + statefile.Cut(strings.Join(strings.Fields(r.Cmd), " "), statefile.DigestWidth) + "`"
+	if r.Exit != nil {
+		s += " (exit " + strconv.Itoa(*r.Exit) + ")"
+	}
+	return s
 }
 
 // displayPath shows a path inside the worktree relative to it.

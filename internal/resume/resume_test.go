@@ -274,15 +274,19 @@ func TestBuild(t *testing.T) {
 			if tt.opts != nil {
 				tt.opts(&o)
 			}
-			b, err := Build(context.Background(), o)
-			if err != nil {
-				t.Fatalf("Build: %v", err)
+			brief := func(lang i18n.Lang) *Brief {
+				br, err := BuildBrief(context.Background(), BriefOptions{Options: o, Lang: lang, Budget: 10000, Own: true})
+				if err != nil {
+					t.Fatalf("BuildBrief: %v", err)
+				}
+				return br
 			}
+			en, ja := brief(i18n.EN), brief(i18n.JA)
 			if after, _ := os.ReadFile(filepath.Join(dir, "current.md")); !bytes.Equal(after, before) {
 				t.Errorf("current.md changed:\n%s\nwant\n%s", after, before)
 			}
 
-			out, err := b.JSON(i18n.EN)
+			out, err := en.JSON()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,8 +295,8 @@ func TestBuild(t *testing.T) {
 			// The state folder is a temporary one: goldens call it $STATE.
 			golden := filepath.Join("testdata", "cases", fx, tt.name)
 			fix := func(s string) []byte { return []byte(strings.ReplaceAll(s, dir, "$STATE") + "\n") }
-			checkGolden(t, golden+".ja.golden", fix(b.Text(i18n.JA)))
-			checkGolden(t, golden+".en.golden", fix(b.Text(i18n.EN)))
+			checkGolden(t, golden+".ja.golden", fix(ja.Text))
+			checkGolden(t, golden+".en.golden", fix(en.Text))
 			checkGolden(t, golden+".json.golden", fix(string(out)))
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/decision"
+	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
@@ -188,9 +189,9 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	}
 	o := s.o.Resume
 	o.Worktree, o.Branch, o.Now = p.Worktree, p.Branch, s.o.Now()
-	if b, err := resume.Build(ctx, o); err != nil {
+	if br, err := resume.BuildBrief(ctx, resume.BriefOptions{Options: o, Lang: s.o.Lang, Budget: hook.MaxContext, Own: true}); err != nil {
 		s.o.Log.Warn("dashboard: resume briefing", "worktree", p.Worktree, "err", err)
-	} else if p.Briefing, err = markdown(b.Text(s.o.Lang)); err != nil {
+	} else if p.Briefing, err = markdown(br.Text); err != nil {
 		s.o.Log.Warn("dashboard: render the briefing", "worktree", p.Worktree, "err", err)
 	}
 	s.render(w, r, http.StatusOK, "sessions", "sessions", msgNavSessions.In(s.o.Lang), p)

@@ -1,0 +1,413 @@
+package resume
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/decision"
+	"github.com/baton-cli/baton/internal/hook"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/recall"
+	"github.com/baton-cli/baton/internal/statefile"
+	"github.com/baton-cli/baton/internal/wtstate"
+)
+
+// BriefOptions say what goes into the one briefing an agent gets at every
+// start and after every compaction.
+type BriefOptions struct {
+	Options
+	// Source is the SessionStart source (startup, resume, compact, clear);
+	// "" when no session is starting (`baton resume`).
+	Source string
+	// Route is the context route whose layers are pushed.
+	Route string
+	Lang  i18n.Lang
+	// Budget is the most characters (UTF-16 units) of the text.
+	Budget int
+	// Own and Layers turn the two parts on: the worktree's own (task,
+	// where it left off) and the context layers (L1, L2, L3).
+	Own, Layers bool
+	// Unrecorded is set when this session's activity cannot be recorded:
+	// the briefing does not say where it is recorded.
+	Unrecorded bool
+}
+
+// BriefConfigured returns the BriefOptions set by configuration, as a hook
+// uses them: the resume settings, the context route, both parts as
+// resume.inject and context.inject say, within the hook's limit. The caller
+// adds the worktree, the session and the time.
+func BriefConfigured(cfg *config.Config, getenv func(string) string, lang i18n.Lang) BriefOptions {
+	return BriefOptions{
+		Options: Configured(cfg, getenv),
+		Route:   cfg.ContextRoute(), Lang: lang, Budget: hook.MaxContext,
+		Own: cfg.ResumeInject(), Layers: cfg.ContextInject(),
+	}
+}
+
+// Brief is the assembled briefing and what it was made of.
+type Brief struct {
+	*Briefing
+	Text string
+	// Case is why the session starts; Trigger a compaction's (manual,
+	// auto). Crashed is the worktree's previous session when it ended
+	// without SessionEnd and its process is gone; Live the worktree's other
+	// sessions still running.
+	Case    recall.Case
+	Trigger string
+	Crashed *wtstate.Session
+	Live    []wtstate.Session
+	recall.Assembly
+	// DailyDue: see recall.Pushed.
+	DailyDue string
+}
+
+// Build assembles the briefing: the restart case and the task first (always
+// kept), then the approved decisions (L3), where the worktree left off (open
+// loops, failing commands, the todo list, the last message, files and
+// commands), the recent and daily summaries (L1, L2), and how to pull more,
+// within o.Budget, whole entries only, saying what was left out. It only
+// reads small files, so it runs on the session-start hook's path.
+func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
+	b, err := Build(ctx, o.Options)
+	if err != nil {
+		return nil, err
+	}
+	br := &Brief{Briefing: b, Case: caseOf(o.Source)}
+	st := b.Sessions
+	if st == nil {
+		st = &wtstate.State{}
+	}
+	if ss := st.Session(o.Session); ss != nil && br.Case == recall.CaseCompact {
+		br.Trigger = ss.Trigger
+	}
+	if br.Case != recall.CaseCompact {
+		br.Crashed, br.Live = st.Others(o.Session)
+	}
+
+	var items []recall.Item
+	add := func(tier int, layer recall.Layer, text string) {
+		if text = strings.TrimSpace(text); text != "" {
+			items = append(items, recall.Item{Layer: layer, Text: text, Priority: recall.TierPriority(tier, len(items))})
+		}
+	}
+	if o.Own {
+		for _, text := range b.nowItems(o) {
+			add(recall.TierNow, recall.LNow, text)
+		}
+		note, err := decision.ReviewNote(ctx, o.journal(), o.State, b.Sessions, 3, o.Session, o.Lang)
+		if err != nil {
+			return nil, err
+		}
+		add(recall.TierNow, recall.LNow, note)
+	}
+	older := 0
+	if o.Layers {
+		l, err := recall.LoadLayers(recall.PushOptions{State: o.State, Route: o.Route, Now: o.Now, Lang: o.Lang, Budget: o.Budget}, b.LastActivity)
+		if err != nil {
+			return nil, err
+		}
+		br.DailyDue, older = l.DailyDue, l.Older
+		items = append(items, l.Items...)
+	}
+	head, worth := br.head(o)
+	if len(items) == 0 && older == 0 && !worth {
+		return br, nil
+	}
+	title := msgBriefTitle.Format(o.Lang, branchOr(b.Branch))
+	if head != "" {
+		title += "\n" + head
+	}
+	lay := recall.Layout{
+		Head: title,
+		Headings: map[recall.Layer]string{
+			recall.L3:   msgHeadL3.In(o.Lang),
+			recall.LNow: msgHeadNow.In(o.Lang),
+			recall.L1:   msgHeadL1.In(o.Lang),
+			recall.L2:   msgHeadL2.In(o.Lang),
+		},
+		Note: func(left map[recall.Layer]int) string { return leftNote(left, o) },
+		Left: map[recall.Layer]int{recall.L3: older},
+		Tail: msgPull.In(o.Lang),
+	}
+	if !o.Unrecorded {
+		lay.Tail += " " + msgRecorded.Format(o.Lang, displayPath(o.State.Journal(), o.Worktree))
+	}
+	br.Assembly = recall.Assemble(items, lay, o.Budget)
+	br.Text = br.Assembly.Text
+	return br, nil
+}
+
+func caseOf(source string) recall.Case {
+	switch source {
+	case "resume":
+		return recall.CaseResume
+	case "compact":
+		return recall.CaseCompact
+	case "clear":
+		return recall.CaseClear
+	case "startup":
+		return recall.CaseStartup
+	}
+	return ""
+}
+
+func branchOr(b string) string {
+	if b == "" {
+		return "-"
+	}
+	return b
+}
+
+var (
+	msgBriefTitle = i18n.Msg{JA: "## baton: このワークツリーの作業状況（ブランチ %s）", EN: "## baton: where this worktree stands (branch %s)"}
+	msgHeadL3     = i18n.Msg{JA: "### 承認済みの決定 (L3)", EN: "### Approved decisions (L3)"}
+	msgHeadNow    = i18n.Msg{JA: "### 前回の続き", EN: "### Where you left off"}
+	msgHeadL1     = i18n.Msg{JA: "### 直近の要約 (L1)", EN: "### Recent summary (L1)"}
+	msgHeadL2     = i18n.Msg{JA: "### 日次の要約 (L2)", EN: "### Daily summary (L2)"}
+
+	msgCaseStartup   = i18n.Msg{JA: "新しいセッションの開始です。", EN: "A new session started."}
+	msgCaseResume    = i18n.Msg{JA: "セッションが再開されました（--continue / --resume）。", EN: "The session was resumed (--continue or --resume)."}
+	msgCaseClear     = i18n.Msg{JA: "会話が /clear で消去されました。", EN: "The conversation was cleared with /clear."}
+	msgCaseManual    = i18n.Msg{JA: "会話が /compact で圧縮されました。それまでの会話の細部は残っていません。", EN: "The conversation was compacted with /compact; the details of the conversation before it are gone."}
+	msgCaseAuto      = i18n.Msg{JA: "会話がコンテキストの上限に達して自動で圧縮されました。それまでの会話の細部は残っていません。", EN: "The conversation reached the context limit and was compacted automatically; the details of the conversation before it are gone."}
+	msgCaseCompact   = i18n.Msg{JA: "会話が圧縮されました。それまでの会話の細部は残っていません。", EN: "The conversation was compacted; the details of the conversation before it are gone."}
+	msgCrashed       = i18n.Msg{JA: "このワークツリーの前のセッション %s（%s 開始、最後の記録 %s）は SessionEnd なしで終わり、そのプロセスももうありません: クラッシュか強制終了です。", EN: "The previous session of this worktree, %s (started %s, last record %s), ended without SessionEnd and its process is gone: it crashed or was killed."}
+	msgLive          = i18n.Msg{JA: "このワークツリーでは別のセッション %s（%s 開始）も動いています。同じファイルを同時に変えないよう注意してください。", EN: "Another session, %s (started %s), is running in this worktree too: take care not to change the same files at once."}
+	msgTaskLine      = i18n.Msg{JA: "**タスク**（%s）：%s", EN: "**Task** (%s): %s"}
+	msgTaskState     = i18n.Msg{JA: "`baton save --task` で設定", EN: "set with `baton save --task`"}
+	msgTaskPrompt    = i18n.Msg{JA: "この作業の最初の依頼、%s", EN: "the opening request of this work, %s"}
+	msgTaskExplicit  = i18n.Msg{JA: "「次のタスク:」で設定、%s", EN: "set by a \"new task:\" prompt, %s"}
+	msgPreviousTask  = i18n.Msg{JA: "（その前のタスク：%s）", EN: "(The task before it: %s)"}
+	msgCarryOn       = i18n.Msg{JA: "このタスクを続けてください。承認済みの決定は覆さず、下の未完了の項目から再開してください。", EN: "Carry on with this task: keep to the approved decisions and pick up from the open items below."}
+	msgAfterClear    = i18n.Msg{JA: "ユーザーの次の依頼に従ってください。下はこのワークツリーで進んでいた作業です。", EN: "Follow the user's next request; below is the work that was going on in this worktree."}
+	msgAskContinue   = i18n.Msg{JA: "ユーザーの依頼が具体的でなければ、この状況を伝えて続けるかどうか確認してから動いてください。", EN: "Unless the user's request says what to do, tell them where work left off and ask whether to continue before acting."}
+	msgAskStale      = i18n.Msg{JA: "記録は古い（%s）です。ユーザーの依頼が具体的でなければ、まだ続ける価値があるか確認してください。", EN: "This is old (%s). Unless the user's request says what to do, ask whether it is still worth continuing."}
+	msgSetupOnlyLine = i18n.Msg{JA: "前回は baton の仕組み（ステートファイルや設定）の調整だけだったようです。", EN: "Last time only baton's own setup (its state files and settings) was adjusted."}
+
+	msgNowLast       = i18n.Msg{JA: "**最終アクティビティ**：%s", EN: "**Last activity**: %s"}
+	msgNowState      = i18n.Msg{JA: "**ステートファイル**（%s に更新、全文: %s）", EN: "**State file** (updated %s; full state: %s)"}
+	msgNowFailing    = i18n.Msg{JA: "**失敗したままのコマンド**（その後成功していない）：", EN: "**Commands still failing** (no success since):"}
+	msgNowFailLine   = i18n.Msg{JA: "- `%s` → exit %s（%s）", EN: "- `%s` → exit %s (%s)"}
+	msgNowNextStep   = i18n.Msg{JA: "**次にやると言っていたこと**：%s", EN: "**What it said it would do next**: %s"}
+	msgNowUnanswered = i18n.Msg{JA: "**まだ答えていない依頼**：", EN: "**Prompts not answered yet**:"}
+	msgNowTodo       = i18n.Msg{JA: "**TODO リスト**（%d 件中 %d 件完了）：", EN: "**Todo list** (%[2]d of %[1]d done):"}
+	msgNowLastMsg    = i18n.Msg{JA: "**エージェントの最後の発言**（%s）：", EN: "**The agent's last message** (%s):"}
+	msgNowFiles      = i18n.Msg{JA: "**直近に触ったファイル**（直近 %d 回のツール呼び出し）：", EN: "**Files touched** (in the last %d tool calls):"}
+	msgNowCommands   = i18n.Msg{JA: "**直近のコマンド**：", EN: "**Recent commands**:"}
+	msgNowElsewhere  = msgElsewhere
+
+	msgPull = i18n.Msg{
+		JA: "さらに必要なら MCP ツール mcp__baton__decisions / mcp__baton__session_log / mcp__baton__search（ToolSearch で読み込み）か、`baton resume`・`baton search` で取得できます。",
+		EN: "Pull more with the MCP tools mcp__baton__decisions, mcp__baton__session_log and mcp__baton__search (load them with ToolSearch), or `baton resume` and `baton search`.",
+	}
+	msgRecorded     = i18n.Msg{JA: "このワークツリーの作業記録: %s", EN: "This worktree's activity is recorded in %s."}
+	msgLeftOutBrief = i18n.Msg{
+		JA: "（baton: 文字数の上限 %d のため省略: %s。上のツールか `baton resume`、`baton context show` で確認できます）",
+		EN: "(baton: left out to stay within %d characters: %s. See them with the tools below, `baton resume` or `baton context show`.)",
+	}
+	msgLeftL3  = i18n.Msg{JA: "決定 %d 件", EN: "%d decision(s)"}
+	msgLeftNow = i18n.Msg{JA: "前回の続きの項目 %d 件", EN: "%d item(s) of where you left off"}
+	msgLeftL1  = i18n.Msg{JA: "直近の要約 %d 件", EN: "%d recent summary"}
+	msgLeftL2  = i18n.Msg{JA: "日次の要約 %d 件", EN: "%d daily summary"}
+)
+
+// head is the restart case, the task and what to do: the part always
+// kept. worth says whether it is worth saying on its own (more than the
+// restart case).
+func (br *Brief) head(o BriefOptions) (text string, worth bool) {
+	b, lang := br.Briefing, o.Lang
+	var lines []string
+	switch br.Case {
+	case recall.CaseStartup:
+		lines = append(lines, msgCaseStartup.In(lang))
+	case recall.CaseResume:
+		lines = append(lines, msgCaseResume.In(lang))
+	case recall.CaseClear:
+		lines = append(lines, msgCaseClear.In(lang))
+	case recall.CaseCompact:
+		switch br.Trigger {
+		case "manual":
+			lines = append(lines, msgCaseManual.In(lang))
+		case "auto":
+			lines = append(lines, msgCaseAuto.In(lang))
+		default:
+			lines = append(lines, msgCaseCompact.In(lang))
+		}
+	}
+	if c := br.Crashed; c != nil {
+		lines = append(lines, msgCrashed.Format(lang, shortID(c.ID), stamp(c.Started, o), stamp(lastOf(c), o)))
+	}
+	for _, l := range br.Live {
+		lines = append(lines, msgLive.Format(lang, shortID(l.ID), stamp(l.Started, o)))
+	}
+	worth = br.Crashed != nil || len(br.Live) > 0
+	if !o.Own {
+		return strings.Join(lines, "\n"), worth
+	}
+	if b.StateError != nil {
+		lines = append(lines, msgBroken.Format(lang, b.statePath(), b.StateError.Message(lang)))
+	}
+	if b.Task != "" {
+		lines = append(lines, msgTaskLine.Format(lang, br.taskFrom(o), b.Task))
+		if b.PreviousTask != "" && b.PreviousTask != b.Task && br.Case == recall.CaseStartup {
+			lines = append(lines, msgPreviousTask.Format(lang, b.PreviousTask))
+		}
+	}
+	something := b.Task != "" || b.Source != FromNothing
+	switch {
+	case !something:
+	case br.Case == recall.CaseCompact || br.Case == recall.CaseResume:
+		lines = append(lines, msgCarryOn.In(lang))
+	case br.Case == recall.CaseClear:
+		lines = append(lines, msgAfterClear.In(lang))
+	case b.SetupOnly:
+		lines = append(lines, msgSetupOnlyLine.In(lang), msgAskContinue.In(lang))
+	case b.Stale:
+		lines = append(lines, msgAskStale.Format(lang, Ago(b.At.Sub(b.Updated), lang)))
+	default:
+		lines = append(lines, msgAskContinue.In(lang))
+	}
+	worth = worth || something || b.Elsewhere != nil || b.StateError != nil
+	return strings.Join(lines, "\n"), worth
+}
+
+func (br *Brief) taskFrom(o BriefOptions) string {
+	b := br.Briefing
+	switch b.TaskFrom {
+	case TaskFromPrompt:
+		return msgTaskPrompt.Format(o.Lang, Ago(b.At.Sub(b.TaskAt), o.Lang))
+	case TaskFromExplicit:
+		return msgTaskExplicit.Format(o.Lang, Ago(b.At.Sub(b.TaskAt), o.Lang))
+	}
+	return msgTaskState.In(o.Lang)
+}
+
+// nowItems are the entries of "where you left off", most important first;
+// each is kept whole or left out.
+func (b *Briefing) nowItems(o BriefOptions) []string {
+	lang := o.Lang
+	var out []string
+	if e := b.Elsewhere; e != nil {
+		out = append(out, msgNowElsewhere.Format(lang, e.Worktree, branchOr(e.Branch), Ago(b.At.Sub(e.At), lang)))
+	}
+	if len(b.Unanswered) > 0 {
+		out = append(out, msgNowUnanswered.In(lang)+"\n"+strings.Join(quoted(b.Unanswered), "\n"))
+	}
+	if len(b.Failing) > 0 {
+		lines := []string{msgNowFailing.In(lang)}
+		for _, f := range b.Failing {
+			exit := "?"
+			if f.Exit != nil {
+				exit = itoa(*f.Exit)
+			}
+			line := msgNowFailLine.Format(lang, oneLine(f.Cmd), exit, Ago(b.At.Sub(f.At), lang))
+			if f.Error != "" {
+				line += "\n  " + strings.ReplaceAll(statefile.Cut(f.Error, 300), "\n", "\n  ")
+			}
+			lines = append(lines, line)
+		}
+		out = append(out, strings.Join(lines, "\n"))
+	}
+	if s := nextStep(b.LastMessage); s != "" {
+		out = append(out, msgNowNextStep.Format(lang, s))
+	}
+	if b.Source == FromState {
+		lines := []string{msgNowState.Format(lang, Ago(b.At.Sub(b.Updated), lang), b.statePath())}
+		if len(b.Doing) > 0 {
+			lines = append(lines, msgDoing.In(lang))
+			lines = append(lines, bulleted(b.Doing)...)
+		}
+		if len(b.Next) > 0 {
+			lines = append(lines, msgNext.In(lang))
+			lines = append(lines, bulleted(b.Next)...)
+		}
+		out = append(out, strings.Join(lines, "\n"))
+	}
+	if len(b.Todo) > 0 {
+		done := 0
+		var lines []string
+		for _, it := range b.Todo {
+			if it.Status == "completed" {
+				done++
+				continue
+			}
+			if len(lines) < MaxTodo {
+				lines = append(lines, "- ["+it.Status+"] "+it.Subject)
+			}
+		}
+		if len(lines) > 0 {
+			out = append(out, msgNowTodo.Format(lang, len(b.Todo), done)+"\n"+strings.Join(lines, "\n"))
+		}
+	}
+	if b.LastMessage != "" {
+		out = append(out, msgNowLastMsg.Format(lang, Ago(b.At.Sub(b.LastMessageAt), lang))+"\n"+quote(b.LastMessage))
+	}
+	if !b.LastActivity.IsZero() {
+		lines := []string{msgNowLast.Format(lang, Ago(b.At.Sub(b.LastActivity), lang))}
+		if len(b.TopFiles) > 0 && !b.SetupOnly {
+			lines = append(lines, msgNowFiles.Format(lang, b.Records))
+			for _, f := range b.TopFiles {
+				lines = append(lines, msgFileCount.Format(lang, f.Path, f.Count))
+			}
+		}
+		out = append(out, strings.Join(lines, "\n"))
+	}
+	if len(b.Commands) > 0 && !b.SetupOnly {
+		out = append(out, msgNowCommands.In(lang)+"\n"+strings.Join(bulleted(b.Commands), "\n"))
+	}
+	return out
+}
+
+func leftNote(left map[recall.Layer]int, o BriefOptions) string {
+	var parts []string
+	for _, p := range []struct {
+		l   recall.Layer
+		msg i18n.Msg
+	}{{recall.L3, msgLeftL3}, {recall.LNow, msgLeftNow}, {recall.L1, msgLeftL1}, {recall.L2, msgLeftL2}} {
+		if left[p.l] > 0 {
+			parts = append(parts, p.msg.Format(o.Lang, left[p.l]))
+		}
+	}
+	sep := ", "
+	if o.Lang == i18n.JA {
+		sep = "、"
+	}
+	return msgLeftOutBrief.Format(o.Lang, o.Budget, strings.Join(parts, sep))
+}
+
+func lastOf(s *wtstate.Session) (t time.Time) {
+	if s.Last.IsZero() {
+		return s.Started
+	}
+	return s.Last
+}
+
+func stamp(t time.Time, o BriefOptions) string {
+	return t.In(o.Now.Location()).Format("2006-01-02 15:04")
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func quote(s string) string {
+	return "> " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n> ")
+}
+
+func quoted(items []string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = "- " + oneLine(statefile.Cut(it, 300))
+	}
+	return out
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func itoa(n int) string { return strconv.Itoa(n) }

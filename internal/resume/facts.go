@@ -1,0 +1,202 @@
+package resume
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/statefile"
+	"github.com/baton-cli/baton/internal/wtstate"
+)
+
+// Limits of the open loops a briefing lists.
+const (
+	// Failing is how many failing commands are listed.
+	Failing = 5
+	// Unanswered is how many prompts without an answer are listed.
+	Unanswered = 3
+	// MaxTodo is how many items of the todo list are listed.
+	MaxTodo = 10
+)
+
+// Failure is a command that failed and has not succeeded since.
+type Failure struct {
+	Cmd   string    `json:"command"`
+	Exit  *int      `json:"exit"`
+	Error string    `json:"error"`
+	At    time.Time `json:"ts"`
+}
+
+// TodoItem is an item of the agent's todo list (its TaskCreate and
+// TaskUpdate tools).
+type TodoItem struct {
+	ID      string `json:"id"`
+	Subject string `json:"subject"`
+	Status  string `json:"status"` // pending, in_progress, completed
+}
+
+// Task sources, beside FromState (current.md, set with `baton save --task`).
+const (
+	TaskFromPrompt   = "prompt"   // the opening request of the chain of sessions
+	TaskFromExplicit = "explicit" // a prompt that said "new task:"
+)
+
+// fromRecords fills the open loops from the worktree's records, oldest
+// first, of every kind: the commands failing, the prompts not answered, the
+// todo list and the agent's last message.
+func (b *Briefing) fromRecords(recs []journal.Record) {
+	failing := map[string]Failure{}
+	pending := map[string][]journal.Record{}
+	type todoKey struct{ session, id string }
+	todo := map[todoKey]*TodoItem{}
+	var todoOrder []todoKey
+	todoSession := ""
+	for _, r := range recs {
+		switch {
+		case r.Event == "PostToolUseFailure" && r.Tool == "Bash" && r.Cmd != "":
+			failing[r.Cmd] = Failure{Cmd: r.Cmd, Exit: r.Exit, Error: r.Error, At: r.TS}
+		case r.Event == "PostToolUse" && r.Tool == "Bash" && r.Cmd != "" && r.Exit != nil && *r.Exit == 0:
+			delete(failing, r.Cmd)
+		case r.Event == "UserPromptSubmit" && r.Prompt != "" && !strings.HasPrefix(strings.TrimSpace(r.Prompt), "/"):
+			pending[r.Session] = append(pending[r.Session], r)
+		case r.Event == "Stop":
+			delete(pending, r.Session)
+			if r.Message != "" {
+				b.LastMessage, b.LastMessageAt, b.lastSession = r.Message, r.TS, r.Session
+			}
+		case r.Event == "TaskCreated" && r.TaskID != "":
+			k := todoKey{r.Session, r.TaskID}
+			if todo[k] == nil {
+				todoOrder = append(todoOrder, k)
+			}
+			todo[k] = &TodoItem{ID: r.TaskID, Subject: r.Desc, Status: "pending"}
+			todoSession = r.Session
+		case r.Tool == "TaskUpdate" && r.Event == "PostToolUse" && r.TaskID != "":
+			if it := todo[todoKey{r.Session, r.TaskID}]; it != nil && r.TaskStatus != "" {
+				it.Status = r.TaskStatus
+			}
+		case r.Event == "TaskCompleted" && r.TaskID != "":
+			if it := todo[todoKey{r.Session, r.TaskID}]; it != nil {
+				it.Status = "completed"
+			}
+		}
+	}
+	b.Failing = []Failure{}
+	for _, f := range failing {
+		b.Failing = append(b.Failing, f)
+	}
+	// Newest failure first; a command that failed twice is listed once, as
+	// it failed last.
+	slices.SortFunc(b.Failing, func(x, y Failure) int {
+		if c := y.At.Compare(x.At); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Cmd, y.Cmd)
+	})
+	if len(b.Failing) > Failing {
+		b.Failing = b.Failing[:Failing]
+	}
+	var open []journal.Record
+	for _, rs := range pending {
+		open = append(open, rs...)
+	}
+	slices.SortStableFunc(open, func(x, y journal.Record) int { return x.TS.Compare(y.TS) })
+	if len(open) > Unanswered {
+		open = open[len(open)-Unanswered:]
+	}
+	b.Unanswered = []string{}
+	for _, r := range open {
+		b.Unanswered = append(b.Unanswered, r.Prompt)
+	}
+	b.Todo = []TodoItem{}
+	for _, k := range todoOrder {
+		if it := todo[k]; k.session == todoSession && it.Status != "deleted" {
+			b.Todo = append(b.Todo, *it)
+		}
+	}
+}
+
+// fromState takes what the worktree's state.json knows better than the
+// records: the agent's last message uncut and the task.
+func (b *Briefing) fromState(s *wtstate.State) {
+	if b.lastSession != "" {
+		if ss := s.Session(b.lastSession); ss != nil && ss.Message != "" && !ss.Last.Before(b.LastMessageAt) {
+			b.LastMessage = ss.Message
+		}
+	}
+	if t := s.Task; t != nil && t.Text != "" {
+		b.chainTask = t
+	}
+	if p := s.Previous; p != nil {
+		b.PreviousTask = p.Text
+	}
+}
+
+// pickTask decides the task: current.md's when it has a task in progress,
+// unless a prompt set a new one explicitly after it was saved; else the
+// task of the chain of sessions.
+func (b *Briefing) pickTask(sf *statefile.File) {
+	if sf != nil {
+		b.fileTask = sf.Task
+	}
+	fromFile := sf != nil && sf.Status == statefile.InProgress && strings.TrimSpace(sf.Task) != ""
+	ct := b.chainTask
+	switch {
+	case fromFile && (ct == nil || ct.By != wtstate.ByExplicit || ct.TS.Before(sf.Updated)):
+		b.Task, b.TaskFrom = cutTask(sf.Task), string(FromState)
+	case ct != nil:
+		b.Task, b.TaskFrom, b.TaskAt = ct.Text, TaskFromPrompt, ct.TS
+		if ct.By == wtstate.ByExplicit {
+			b.TaskFrom = TaskFromExplicit
+		}
+	}
+}
+
+func cutTask(s string) string { return statefile.Cut(strings.TrimSpace(s), wtstate.MaxTask) }
+
+// nextStep is the sentence of the agent's last message that says what it
+// would do next, or "".
+func nextStep(msg string) string {
+	var found string
+	for _, s := range sentences(msg) {
+		l := strings.ToLower(s)
+		for _, cue := range nextCues {
+			if strings.Contains(l, cue) {
+				found = s
+				break
+			}
+		}
+	}
+	return found
+}
+
+// nextCues mark a sentence about what comes next.
+var nextCues = []string{"next", "i will", "i'll", "then i", "going to", "次は", "次に", "これから", "続いて", "このあと", "この後"}
+
+// sentences splits text at sentence ends (., !, ? followed by a space, 。,
+// ！, ？) and line breaks, trimming each.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	rs := []rune(text)
+	flush := func(end int) {
+		if s := strings.TrimFunc(string(rs[start:end]), unicode.IsSpace); s != "" {
+			out = append(out, s)
+		}
+		start = end
+	}
+	for i, r := range rs {
+		switch {
+		case r == '\n':
+			flush(i + 1)
+		case r == '。' || r == '！' || r == '？':
+			flush(i + 1)
+		case (r == '.' || r == '!' || r == '?') && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])):
+			flush(i + 1)
+		}
+	}
+	flush(len(rs))
+	return out
+}
