@@ -101,8 +101,9 @@
 // --cookie) unless it is another option or a word that follows an option's
 // name in a sentence (flag, option, and, the, …); -p after docker, podman,
 // nerdctl, buildah, skopeo, helm, oras, crane or cf login and in sshpass; -a
-// in redis-cli; -pSECRET written together in mysql, mysqldump and the other
-// mysql tools. The command is the first word of the text since the last line
+// in redis-cli; -u and --user (user:password) and -b (a cookie) in curl;
+// -pSECRET written together in mysql, mysqldump and the other mysql tools;
+// and the others listed in passwordFlags. The command is the first word of the text since the last line
 // break, ';', '|', '&', '(' or JSON string start, after sudo, env and
 // VAR=value. "aws configure set KEY VALUE", "git config KEY VALUE" and the
 // like replace the VALUE of the first KEY that names a secret.

@@ -102,6 +102,8 @@ func TestRedact(t *testing.T) {
 		{"helm registry login", "helm registry login ghcr.io --username u -p pw123", "helm registry login ghcr.io --username u -p " + red(kindArgument)},
 		{"sshpass", "sshpass -p 'hunter 2' ssh root@host", "sshpass -p '" + red(kindArgument) + "' ssh root@host"},
 		{"redis-cli -a", "redis-cli -h cache -a s3cretpass ping", "redis-cli -h cache -a " + red(kindArgument) + " ping"},
+		{"curl -u", "curl -fsS -u admin:s3cret https://x/api", "curl -fsS -u " + red(kindArgument) + " https://x/api"},
+		{"curl --user", `curl --user "bot:p4ss word" https://x/api`, `curl --user "` + red(kindArgument) + `" https://x/api`},
 		{"mysql -p", "mysql -u root -pS3cret db", "mysql -u root -p" + red(kindArgument) + " db"},
 		{"mysqldump -p after env", "cd /srv && MYSQL_HOST=db mysqldump -uroot -p'S3 cret' app > a.sql", "cd /srv && MYSQL_HOST=db mysqldump -uroot -p'" + red(kindArgument) + "' app > a.sql"},
 
@@ -238,6 +240,8 @@ func TestRedactLeavesNearMisses(t *testing.T) {
 		{"option placeholder", `gh auth login --token "$GH_TOKEN" --secret ${SECRET}`},
 		{"options that are no secret", "--token-file ~/.tok --password-stdin --tokens 5 --secret-name prod"},
 		{"-p elsewhere", "docker run -p 8080:80 img; ssh -p 22 host; psql -p 5432; mysql -p db; cp -a x y"},
+		{"-u elsewhere", "sort -u names.txt; git push -u origin main; docker run -u 1000 img; curl -u $CREDS https://x"},
+		{"--user elsewhere", "pip install --user requests; npm config set user x"},
 		{"-a elsewhere", "git commit -a -m msg; ls -a"},
 		{"keys that name properties", "TOKEN_TYPE=bearer\nSECRET_NAME=prod-db\nPASSWORD_MIN_LENGTH=12\nGITHUB_TOKEN_PATH=/run/tok\nTOKEN_URL=https://x/t"},
 		{"keys that are no secrets", "PRIMARY_KEY=id\nSORT_KEY=ts\nPUBLIC_KEY=abc\npartition-key: pk"},

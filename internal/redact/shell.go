@@ -24,7 +24,8 @@ func (r *redactor) flag(i int) (start, end int, kind string) {
 	e := runEnd(s, n, isKeyByte)
 	// Long options, with two dashes or, as Go and Java programs write them,
 	// one (-token, -storepass).
-	if name := s[n:e]; (n == i+2 || len(name) >= 3) && e < len(s) && isBlank(s[e]) && secretOption(name) {
+	if name := s[n:e]; (n == i+2 || len(name) >= 3) && e < len(s) && isBlank(s[e]) &&
+		(secretOption(name) || name == "user" && r.commandIs(i, "curl")) {
 		if start, end, ok := r.argument(skipBlanks(s, e)); ok {
 			return start, end, r.kindOf(start, end, kindArgument)
 		}
@@ -66,10 +67,11 @@ var passwordFlags = [...]struct {
 	{'P', false, false, []string{"sqlcmd", "bcp", "zip", "unzip"}},
 	{'a', false, false, []string{"redis-cli"}},
 	{'w', false, false, []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldappasswd", "ldapwhoami", "ldapcompare"}},
-	{'b', false, false, []string{"curl"}},
+	{'b', false, false, []string{"curl"}}, // a cookie
+	{'u', false, false, []string{"curl"}}, // user:password
 }
 
-const passwordFlagLetters = "pPawb"
+const passwordFlagLetters = "pPawbu"
 
 // shortFlag matches a one-letter option of passwordFlags at s[i].
 func (r *redactor) shortFlag(i int) (start, end int, kind string) {
@@ -133,6 +135,12 @@ func (r *redactor) command(i int) (name string, login bool) {
 		}
 	}
 	return name, login
+}
+
+// commandIs reports whether s[i] is among the arguments of command name.
+func (r *redactor) commandIs(i int, name string) bool {
+	cmd, _ := r.command(i)
+	return cmd == name
 }
 
 // configSet matches a secret set by a configuration command, with the 'g' of
