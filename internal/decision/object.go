@@ -17,6 +17,9 @@ type object struct {
 // decodeObject reads a JSON object; anything else is an error. A repeated key
 // keeps its first place and its last value.
 func decodeObject(b []byte) (*object, error) {
+	if !json.Valid(b) {
+		return nil, errors.New("not valid JSON")
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, errors.New("not a JSON object")
@@ -36,9 +39,6 @@ func decodeObject(b []byte) (*object, error) {
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, err
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("data after the JSON object")
 	}
 	return o, nil
 }
