@@ -10,6 +10,7 @@ import (
 	"github.com/baton-cli/baton/internal/cmdenv"
 	"github.com/baton-cli/baton/internal/cue"
 	"github.com/baton-cli/baton/internal/hook"
+	"github.com/baton-cli/baton/internal/recall"
 )
 
 // recallBudget bounds the recall of one prompt or tool call: past it the
@@ -40,24 +41,42 @@ func respond(ctx context.Context, c *hook.Call) (string, error) {
 }
 
 // refreshRecall starts `baton context recall` in the background at a
-// Stop when the recall file is missing or older than recallRefresh (the
-// compaction and session-end jobs rewrite it too). It costs one stat at
-// every other Stop.
+// Stop when the recall file is older than recallRefresh or than the
+// decision log, or missing while there are decisions or summaries to
+// recall (a fresh repository gets its file from the job at session end).
+// It costs a few stats at every other Stop.
 func refreshRecall(f *cmdenv.Factory, res hook.Result) error {
 	p := res.Payload
 	if p.Event != hook.Stop || res.State.Root == "" || res.Config == nil || !res.Config.ContextRecall() {
 		return nil
 	}
+	files, err := recall.FilesFor(res.State, res.Config.ContextRoute())
+	if err != nil {
+		return err
+	}
+	decisions := modTime(files.Decisions())
 	fi, err := os.Stat(cue.Path(res.State))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if decisions.IsZero() && modTime(files.L1()).IsZero() {
+			return nil
+		}
 	case err != nil:
 		return err
-	case f.Now().Sub(fi.ModTime()) < recallRefresh:
+	case f.Now().Sub(fi.ModTime()) < recallRefresh && !decisions.After(fi.ModTime()):
 		return nil
 	}
 	if err := startContextJob(f, p.Cwd, "recall", "--quiet"); err != nil {
 		return errors.Join(errors.New("start recall file rewrite"), err)
 	}
 	return nil
+}
+
+// modTime is when path last changed; zero when it cannot be told.
+func modTime(path string) time.Time {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
 }

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/cmdenv"
+	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/cue"
+	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
@@ -148,5 +150,59 @@ func write(t *testing.T, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRefreshRecall: a Stop starts the rewrite of the recall file only
+// when there is something to recall and the file is stale.
+func TestRefreshRecall(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, d state.Dir)
+		want  bool
+	}{
+		{"fresh repository", func(t *testing.T, d state.Dir) {}, false},
+		{"decisions, no file", func(t *testing.T, d state.Dir) {
+			files, _ := recall.FilesFor(d, "")
+			if _, err := recall.AppendDecisions(files, recall.Decision{Date: "2026-11-30", Summary: "x"}); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"file newer than the decisions", func(t *testing.T, d state.Dir) {
+			files, _ := recall.FilesFor(d, "")
+			recall.AppendDecisions(files, recall.Decision{Date: "2026-11-30", Summary: "x"})
+			old := time.Now().Add(-time.Minute)
+			os.Chtimes(files.Decisions(), old, old)
+			write(t, cue.Path(d), []byte("x"))
+		}, false},
+		{"a decision since the file", func(t *testing.T, d state.Dir) {
+			files, _ := recall.FilesFor(d, "")
+			write(t, cue.Path(d), []byte("x"))
+			old := time.Now().Add(-time.Minute)
+			os.Chtimes(cue.Path(d), old, old)
+			recall.AppendDecisions(files, recall.Decision{Date: "2026-11-30", Summary: "x"})
+		}, true},
+		{"file older than the refresh age", func(t *testing.T, d state.Dir) {
+			write(t, cue.Path(d), []byte("x"))
+			old := time.Now().Add(-recallRefresh - time.Minute)
+			os.Chtimes(cue.Path(d), old, old)
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := state.Dir{Root: t.TempDir()}
+			os.MkdirAll(d.Context(), 0o700)
+			tt.setup(t, d)
+			started := false
+			f := &cmdenv.Factory{
+				Getenv: func(string) string { return "" }, Environ: func() []string { return nil }, Now: time.Now,
+				Executable: func() (string, error) { started = true; return "", errors.New("not started in this test") },
+			}
+			res := hook.Result{Payload: hook.Payload{Event: hook.Stop, Cwd: d.Root}, State: d, Config: &config.Config{}}
+			err := refreshRecall(f, res)
+			if started != tt.want || tt.want != (err != nil) {
+				t.Errorf("started %v (err %v); want %v", started, err, tt.want)
+			}
+		})
 	}
 }
