@@ -76,8 +76,8 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 		return "", nil
 	}
 	defer guard(&err)()
-	f, err := load(Path(o.State))
-	if err != nil || f == nil {
+	f, err := load(Path(o.State)) // nil when missing: the journal may still answer
+	if err != nil {
 		return "", err
 	}
 	defer f.close()
@@ -115,6 +115,11 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 		}
 		hits = append(hits, h)
 	}
+	if o.Journal != nil {
+		if hits, err = recentFailures(ctx, o.Journal, q, past, hits); err != nil {
+			return "", err
+		}
+	}
 	if len(hits) == 0 && hasAny(folded, lastSessionWords) {
 		if hits, err = newestSessions(f, o.Session); err != nil {
 			return "", err
@@ -127,6 +132,42 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 		return cmp.Or(b.score-a.score, kindRank(a.Kind)-kindRank(b.Kind), b.When.Compare(a.When), a.off-b.off)
 	})
 	return promptBlock(hits, o, folded), nil
+}
+
+// recentFailures adds to hits the Bash commands the prompt names that
+// failed in the journal's last recentBytes, newer than what the recall
+// file says of them: a failure minutes old is not in the file yet.
+func recentFailures(ctx context.Context, j *journal.Journal, q map[string]qterm, past bool, hits []*hit) ([]*hit, error) {
+	recs, err := j.Tail(ctx, 8, journal.TailOptions{
+		MaxBytes: recentBytes,
+		Prefilter: func(line []byte) bool {
+			return bytes.Contains(line, []byte(`"event":"`+evFailure+`"`)) && bytes.Contains(line, []byte(`"tool":"Bash"`))
+		},
+		Match: func(r *journal.Record) bool {
+			w := q[cmdPrefix+CommandKey(r.Cmd)].weight
+			return r.Event == evFailure && w > 0 && (w >= minScore || past)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := &recs[i]
+		key := CommandKey(r.Cmd)
+		known := slices.IndexFunc(hits, func(h *hit) bool { return h.Kind == kindCommand && h.Key == key })
+		if known >= 0 && !r.TS.After(hits[known].When) {
+			continue
+		}
+		e := failureEntry(&history{last: r, fails: 1})
+		e.Kind, e.Key = kindCommand, key
+		h := &hit{entry: e, score: q[cmdPrefix+key].weight, off: -1 - i}
+		if known >= 0 {
+			hits[known] = h
+		} else {
+			hits = append(hits, h)
+		}
+	}
+	return hits, nil
 }
 
 func newestSessions(f *file, current string) ([]*hit, error) {

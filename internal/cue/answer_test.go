@@ -310,3 +310,27 @@ func TestToolEditFailure(t *testing.T) {
 		t.Errorf("rebuilt after an edit went through: %q, %v; want no note", got, err)
 	}
 }
+
+// TestPromptRecentFailure: a prompt about a command that failed minutes
+// ago, before the recall file knew of it, gets the failure from the
+// journal's end, also with no recall file at all.
+func TestPromptRecentFailure(t *testing.T) {
+	d, wt := writeFixture(t)
+	j := journal.Open(d.Root, journal.Options{})
+	exit := 101
+	mustAppend(t, j, journal.Record{TS: fixtureNow.Add(-4 * time.Minute), Event: "PostToolUseFailure", Tool: "Bash", Session: "now", Worktree: wt,
+		Cmd: "cargo build --release", Exit: &exit, Error: "error: linker `cc` not found"})
+	o := Options{State: d, Journal: j, Worktree: wt, Session: "now", Lang: i18n.EN, Now: fixtureNow}
+	for _, missing := range []bool{false, true} {
+		if missing {
+			os.Remove(Path(d))
+		}
+		got, err := Prompt(context.Background(), o, "why did cargo build fail just now?")
+		if err != nil || !strings.Contains(got, "`cargo build --release` failed (4 min ago, exit 101): error: linker `cc` not found") {
+			t.Errorf("recall file missing %v: %q, %v", missing, got, err)
+		}
+		if got, err := Prompt(context.Background(), o, "write a cargo build script for a new crate"); err != nil || got != "" {
+			t.Errorf("a prompt that only names the command, not its past: %q, %v", got, err)
+		}
+	}
+}

@@ -207,7 +207,7 @@ var unrelated = []string{
 func TestPromptFixture(t *testing.T) {
 	d, wt := writeFixture(t)
 	ctx := context.Background()
-	o := Options{State: d, Worktree: wt, Session: "current-session", Lang: i18n.EN, Now: fixtureNow}
+	o := Options{State: d, Journal: journal.Open(d.Root, journal.Options{}), Worktree: wt, Session: "current-session", Lang: i18n.EN, Now: fixtureNow}
 	fired := 0
 	for _, tt := range aboutEarlierWork {
 		got, err := Prompt(ctx, o, tt.prompt)
