@@ -3,6 +3,7 @@ package cue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -332,5 +333,38 @@ func TestPromptRecentFailure(t *testing.T) {
 		if got, err := Prompt(context.Background(), o, "write a cargo build script for a new crate"); err != nil || got != "" {
 			t.Errorf("a prompt that only names the command, not its past: %q, %v", got, err)
 		}
+	}
+}
+
+// TestToolJournalRotating: while other sessions append and the journal
+// rotates under the reader, the note still comes, without errors.
+func TestToolJournalRotating(t *testing.T) {
+	d, wt := writeFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w := journal.Open(d.Root, journal.Options{MaxSize: 8 << 10})
+		for i := 0; ctx.Err() == nil; i++ {
+			r := journal.Record{TS: fixtureNow, Event: "PostToolUse", Tool: "Bash", Session: "other", Worktree: wt, Cmd: fmt.Sprintf("echo %d", i)}
+			if err := w.Append(r); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	o := Options{State: d, Journal: journal.Open(d.Root, journal.Options{MaxSize: 8 << 10}), Worktree: wt, Session: "now", Lang: i18n.EN, Now: fixtureNow}
+	for range 100 {
+		got, err := Tool(ctx, o, "Bash", "", "make migrate")
+		if err != nil || !strings.Contains(got, "0042_orders.sql") {
+			t.Errorf("while the journal rotates: %q, %v", got, err)
+			break
+		}
+	}
+	cancel()
+	wg.Wait()
+	if archived, _ := filepath.Glob(filepath.Join(d.Archive(), "*")); len(archived) == 0 {
+		t.Errorf("the journal never rotated")
 	}
 }
