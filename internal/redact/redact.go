@@ -229,8 +229,10 @@ type redactor struct {
 	// "sk-sk-sk-…" linear.
 	skMiss, slackMiss, jwtMiss miss
 
-	// pend is a URL password found at "://" and replaced when the scan
-	// reaches the ':' before it, so that the user part is scanned first.
+	// pend is a value found ahead of the scan: a URL password found at
+	// "://", replaced when the scan reaches the ':' before it, or the value
+	// of "config set KEY VALUE", replaced when the scan reaches it. The text
+	// before it is scanned first, as any other.
 	pend span
 }
 
@@ -248,9 +250,28 @@ func (r *redactor) run() string {
 	s := r.s
 	triggers := [4]uint64{triggersLow, triggersHigh} // a bit per byte value, no branches
 	for i := 0; i < len(s); {
-		if c := s[i]; triggers[c>>6]>>(c&63)&1 == 0 {
+		stop := len(s)
+		if r.pend.kind != "" {
+			stop = max(i, r.pend.start)
+		}
+		for i < stop {
+			if c := s[i]; triggers[c>>6]>>(c&63)&1 != 0 {
+				break
+			}
 			i++
+		}
+		if i == stop && r.pend.kind != "" {
+			// The scan reached a value found ahead of it.
+			p := r.pend
+			r.pend = span{}
+			if p.start >= r.done {
+				r.emit(p.start, p.end, p.kind)
+				i = r.done
+			}
 			continue
+		}
+		if i >= len(s) {
+			break
 		}
 		start, end, kind := r.match(i)
 		if kind == "" {
@@ -341,6 +362,20 @@ func (r *redactor) emit(start, end int, kind string) {
 	r.out.WriteString(kind)
 	r.out.WriteByte(']')
 	r.done = end
+}
+
+// byteBefore returns the byte before s[i] as the output has it (the end of
+// a replacement when i is where one ended), or 0 at the start.
+func (r *redactor) byteBefore(i int) byte {
+	switch {
+	case i > r.done:
+		return r.s[i-1]
+	case r.dirty:
+		return ']'
+	case i > 0:
+		return r.s[i-1]
+	}
+	return 0
 }
 
 // boundary reports whether a token may start at p: at the start of the
@@ -648,7 +683,7 @@ func (r *redactor) assignment(i int) (start, end int, kind string) {
 		// "a GitHub token: none here" is a sentence, not a setting: after
 		// a key that follows a word on its line, a ':' and a lower-case
 		// word are left alone.
-		prose := s[i] == ':' && k >= 2 && s[k-1] == ' ' && isAlnum(s[k-2])
+		prose := s[i] == ':' && k >= 1 && s[k-1] == ' ' && isAlnum(r.byteBefore(k-1))
 		start, end, ok = r.value(j, prose)
 		if ok && hasSuffixFold(key, "key") && pathLike(s[start:end]) {
 			ok = false // SSH_KEY=~/.ssh/id_ed25519 names a file

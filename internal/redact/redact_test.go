@@ -436,6 +436,9 @@ func TestRedactFragmentCombinations(t *testing.T) {
 		"-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "-----BEGIN ", "PRIVATE KEY", "-----",
 		"[REDACTED:", "[REDACTED:github]", "eyJ", "ey", "sk-", "sk-proj-", "ant-", "ghp_", "gho_", "github_pat_",
 		"AKIA", "ASIA", "AIza", "xoxb-", "xapp-",
+		"sk_live_", "glpat-", "npm_", "dop_v1_", "hvs.", "SG.", "heroku", "curl ", "-u ", "-p ", "-a ", "--token ",
+		"docker login ", "redis-cli ", "mysql ", "aws configure set ", "git config ", "Cookie: ", "<password>", "</password>",
+		"SECRET_KEY_BASE=", "STRIPE_KEY=", "API key: ", "qT7vX9pL2mN8rK4sW6yB1cF3hJ5dG0aZ9eR", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 		"abc", "123", "ABCdef456", "ABCDEFGHIJKLMNOP", "abcdefghijklmnopq", "0123456789",
 		"null", "self.x", "f(", "a.b", "x", "_", "-", ".", "鍵", "\xff",
 	}

@@ -14,7 +14,7 @@ const maxCommandLookBack = 512
 // assignment rule at its '='.
 func (r *redactor) flag(i int) (start, end int, kind string) {
 	s := r.s
-	if i+2 >= len(s) || i > r.done && !isBlank(s[i-1]) {
+	if b := r.byteBefore(i); i+2 >= len(s) || b != 0 && !isBlank(b) {
 		return 0, 0, ""
 	}
 	n := i + 1
@@ -101,27 +101,29 @@ func (r *redactor) shortFlag(i int) (start, end int, kind string) {
 
 // command returns the name of the command whose arguments s[i] is among
 // (the first word of its segment, after sudo, env and VAR=value prefixes,
-// without its folder) and whether a "login" word comes before i.
+// without its folder) and whether a "login" word comes before i. It reads
+// the text before i as the output has it, replacements included, so that
+// Redact finds the same command again in its own output.
 func (r *redactor) command(i int) (name string, login bool) {
-	s := r.s
-	k := i
-	for k > r.done && i-k < maxCommandLookBack {
-		c := s[k-1]
+	t := r.textBefore(i, maxCommandLookBack)
+	k := len(t)
+	for k > 0 {
+		c := t[k-1]
 		if c == '\n' || c == '\r' || c == ';' || c == '|' || c == '&' || c == '(' || c == '`' || c == '{' ||
-			c == '"' && k >= 2 && (s[k-2] == ':' || s[k-2] == '[' || s[k-2] == ',') ||
-			c == 'n' && k >= 2 && s[k-2] == '\\' {
+			c == '"' && k >= 2 && (t[k-2] == ':' || t[k-2] == '[' || t[k-2] == ',') ||
+			c == 'n' && k >= 2 && t[k-2] == '\\' {
 			break
 		}
 		k--
 	}
 	first := true
-	for p := k; p < i; {
-		p = skipBlanks(s, p)
+	for p := k; p < len(t); {
+		p = skipBlanks(t, p)
 		e := p
-		for e < i && !isBlank(s[e]) {
+		for e < len(t) && !isBlank(t[e]) {
 			e++
 		}
-		w := strings.Trim(s[p:e], `"'\`)
+		w := strings.Trim(t[p:e], `"'\`)
 		p = e
 		switch {
 		case w == "":
@@ -137,6 +139,20 @@ func (r *redactor) command(i int) (name string, login bool) {
 	return name, login
 }
 
+// textBefore returns up to n bytes of the text before s[i] as the output has
+// it so far.
+func (r *redactor) textBefore(i, n int) string {
+	if !r.dirty {
+		return r.s[max(0, i-n):i]
+	}
+	tail := r.s[r.done:i]
+	if len(tail) >= n {
+		return tail[len(tail)-n:]
+	}
+	head := r.out.String()
+	return head[max(0, len(head)-(n-len(tail))):] + tail
+}
+
 // commandIs reports whether s[i] is among the arguments of command name.
 func (r *redactor) commandIs(i int, name string) bool {
 	cmd, _ := r.command(i)
@@ -147,11 +163,15 @@ func (r *redactor) commandIs(i int, name string) bool {
 // "config" (or of "configure") at i: "aws configure set
 // aws_secret_access_key SECRET", "git config --global github.token SECRET",
 // "npm config set //registry.npmjs.org/:_authToken SECRET". The value of the
-// first word that names a secret as an assignment key would is replaced.
+// first word that names a secret as an assignment key would is replaced,
+// when the scan reaches it. It never matches at i.
 func (r *redactor) configSet(i int) (start, end int, kind string) {
 	s := r.s
 	w := i + 1 - len("config")
-	if w < r.done || s[w:i+1] != "config" || w > r.done && !isBlank(s[w-1]) {
+	if w < r.done || s[w:i+1] != "config" || r.pend.kind != "" {
+		return 0, 0, ""
+	}
+	if b := r.byteBefore(w); b != 0 && !isBlank(b) {
 		return 0, 0, ""
 	}
 	p := i + 1
@@ -165,7 +185,10 @@ func (r *redactor) configSet(i int) (start, end int, kind string) {
 			e++
 		}
 		word := s[p:e]
-		if word == "" {
+		// KEY=VALUE and key:value are the assignment rule's, which must see
+		// them (npm's //registry/:_authToken is a key).
+		if word == "" || strings.IndexByte(word, '=') >= 0 ||
+			strings.IndexByte(word, ':') >= 0 && !strings.Contains(word, "/:") {
 			break
 		}
 		p = e
@@ -177,7 +200,9 @@ func (r *redactor) configSet(i int) (start, end int, kind string) {
 			if !ok {
 				break
 			}
-			return start, end, r.kindOf(start, end, kindAssignment)
+			// Replaced when the scan gets there, after the words before it.
+			r.pend = span{start, end, r.kindOf(start, end, kindAssignment)}
+			break
 		}
 	}
 	return 0, 0, ""
