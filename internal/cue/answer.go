@@ -62,6 +62,9 @@ const (
 	// share with an entry: three words, or a word and a path or an
 	// identifier. Two common words (environment variables) are not enough.
 	minScore = 3
+	// minPast is what a prompt that speaks of the past must share: one
+	// word that is not a stop word.
+	minPast = 1
 )
 
 // Prompt returns the recall block for a prompt that touches earlier work,
@@ -104,7 +107,7 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 	}
 	var hits []*hit
 	for _, h := range byOff {
-		if h.score < minScore && !(past && h.score >= 1) {
+		if h.score < minScore && !(past && h.score >= minPast) {
 			continue
 		}
 		if h.entry, err = f.entry(h.off); err != nil {
@@ -244,9 +247,10 @@ func hasAny(s string, words []string) bool {
 var pastWords = []string{
 	"decide", "decision", "agreed", "we chose", "did we", "we did", "do we", "are we", "still", "earlier", "previous", "before",
 	"last time", "last session", "left off", "remind me", "again", "history", "what happened",
-	"why did", "back to", "as discussed", "we talked", "you said", "we had",
+	"why did", "back to", "as discussed", "we talked", "you said", "we had", "what was", "were we",
+	"pick up", "continue", "resume", "carry on",
 	"前回", "以前", "この前", "さっき", "先ほど", "決めた", "決定", "決まっ", "合意", "どうなった",
-	"続き", "もう一度", "前に", "経緯", "履歴", "話した", "言った", "やった", "した件", "の件", "まだ", "だっけ",
+	"続き", "続け", "再開", "もう一度", "前に", "経緯", "履歴", "話した", "言った", "やった", "した件", "の件", "まだ", "だっけ",
 }
 
 // Phrases that ask for the last session itself.

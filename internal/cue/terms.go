@@ -189,7 +189,8 @@ add run see try want need out over after before again still each other same file
 test tests function method error errors fix issue bug work working change changes write read show tell
 look check find give take keep set put call help explain example simple small big good better best way
 today time day week thing things something anything everything project repo repository please via per
-able may might must shall let's i'm don't doesn't isn't can't won't`)
+able may might must shall let's i'm don't doesn't isn't can't won't store stored save saved keep kept
+plan plans say said decide decided start started stop stopped move moved put place part kind sort`)
 
 // Katakana words too common in Japanese technical talk to point at any
 // one piece of work.
