@@ -18,6 +18,7 @@ import (
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/tracker"
 )
 
 // DoctorOptions are the inputs of `baton doctor`.
@@ -61,28 +62,31 @@ type check struct {
 }
 
 var (
-	msgDrBatonPath    = i18n.Msg{JA: "PATH 上の baton: %s", EN: "baton on PATH: %s"}
-	msgDrBatonMissing = i18n.Msg{JA: "PATH に baton がありません。フックとその後片付けの処理が baton を呼ぶので、`go install ./cmd/...` で入れ、$(go env GOPATH)/bin を PATH に加えてください", EN: "baton is not on PATH; the hooks and the jobs they start run it, so install it with `go install ./cmd/...` and add $(go env GOPATH)/bin to PATH"}
-	msgDrHookProg     = i18n.Msg{JA: "PATH 上の baton-hook: %s", EN: "baton-hook on PATH: %s"}
-	msgDrHookProgNone = i18n.Msg{JA: "PATH に baton-hook がありません（任意）。フックは起動の遅い `baton hook` で動きます。`go install ./cmd/...` で baton と一緒に入ります", EN: "baton-hook is not on PATH (optional); hooks run the slower-starting `baton hook` instead. `go install ./cmd/...` installs it beside baton"}
-	msgDrClaude       = i18n.Msg{JA: "Claude Code: %s (%s)", EN: "Claude Code: %s (%s)"}
-	msgDrClaudeNone   = i18n.Msg{JA: "Claude Code (%s) が見つかりません: npm install -g @anthropic-ai/claude-code", EN: "Claude Code (%s) not found: npm install -g @anthropic-ai/claude-code"}
-	msgDrHooks        = i18n.Msg{JA: "フック導入済み: %s", EN: "hooks installed in %s"}
-	msgDrHooksPart    = i18n.Msg{JA: "%s のフックが一部だけです（%d/%d、ないもの: %s）。`baton init` で揃えてください", EN: "%s has only some of baton's hooks (%d/%d, missing %s); run `baton init` to complete them"}
-	msgDrHooksPlugin  = i18n.Msg{JA: "baton プラグインが有効です（%s）", EN: "the baton plugin is enabled (%s)"}
-	msgDrHooksNone    = i18n.Msg{JA: "baton のフックがどこにもありません。`baton init` を実行するか、プラグインを入れてください", EN: "baton's hooks are not installed anywhere; run `baton init` or install the plugin"}
-	msgDrState        = i18n.Msg{JA: "状態フォルダに書き込めます: %s", EN: "state folder is writable: %s"}
-	msgDrStateBad     = i18n.Msg{JA: "状態フォルダに書き込めません: %v", EN: "state folder is not writable: %v"}
-	msgDrNoRepo       = i18n.Msg{JA: "git リポジトリの外です（記録はプロジェクトフォルダに残ります）", EN: "not inside a git repository (records go to the project folder)"}
-	msgDrLogClean     = i18n.Msg{JA: "baton.log に直近 24 時間のエラーはありません", EN: "no errors in baton.log in the last 24 hours"}
-	msgDrLogErrors    = i18n.Msg{JA: "baton.log に直近 24 時間で %d 件の問題があります。最新: %s", EN: "baton.log has %d problem(s) in the last 24 hours; newest: %s"}
-	msgDrConfig       = i18n.Msg{JA: "設定ファイルを読めました", EN: "configuration loads"}
-	msgDrGitHub       = i18n.Msg{JA: "GitHub の認証情報があります（%s）", EN: "GitHub credentials found (%s)"}
-	msgDrGitHubNone   = i18n.Msg{JA: "GitHub の認証情報がありません（任意）。GH_TOKEN を設定するか `gh auth login` を実行すると課題に投稿できます", EN: "no GitHub credentials (optional); set GH_TOKEN or run `gh auth login` to post to issues"}
-	msgDrTmux         = i18n.Msg{JA: "tmux: %s", EN: "tmux: %s"}
-	msgDrTmuxNone     = i18n.Msg{JA: "tmux がありません（任意、ディベートの tmux 表示に使います）", EN: "tmux not found (optional; used to show debates in panes)"}
-	msgDrSummaryOK    = i18n.Msg{JA: "問題ありません。", EN: "All required checks passed."}
-	msgDrSummaryBad   = i18n.Msg{JA: "必須の確認に失敗しました。", EN: "Some required checks failed."}
+	msgDrBatonPath     = i18n.Msg{JA: "PATH 上の baton: %s", EN: "baton on PATH: %s"}
+	msgDrBatonMissing  = i18n.Msg{JA: "PATH に baton がありません。フックとその後片付けの処理が baton を呼ぶので、`go install ./cmd/...` で入れ、$(go env GOPATH)/bin を PATH に加えてください", EN: "baton is not on PATH; the hooks and the jobs they start run it, so install it with `go install ./cmd/...` and add $(go env GOPATH)/bin to PATH"}
+	msgDrHookProg      = i18n.Msg{JA: "PATH 上の baton-hook: %s", EN: "baton-hook on PATH: %s"}
+	msgDrHookProgNone  = i18n.Msg{JA: "PATH に baton-hook がありません（任意）。フックは起動の遅い `baton hook` で動きます。`go install ./cmd/...` で baton と一緒に入ります", EN: "baton-hook is not on PATH (optional); hooks run the slower-starting `baton hook` instead. `go install ./cmd/...` installs it beside baton"}
+	msgDrClaude        = i18n.Msg{JA: "Claude Code: %s (%s)", EN: "Claude Code: %s (%s)"}
+	msgDrClaudeNone    = i18n.Msg{JA: "Claude Code (%s) が見つかりません: npm install -g @anthropic-ai/claude-code", EN: "Claude Code (%s) not found: npm install -g @anthropic-ai/claude-code"}
+	msgDrHooks         = i18n.Msg{JA: "フック導入済み: %s", EN: "hooks installed in %s"}
+	msgDrHooksPart     = i18n.Msg{JA: "%s のフックが一部だけです（%d/%d、ないもの: %s）。`baton init` で揃えてください", EN: "%s has only some of baton's hooks (%d/%d, missing %s); run `baton init` to complete them"}
+	msgDrHooksPlugin   = i18n.Msg{JA: "baton プラグインが有効です（%s）", EN: "the baton plugin is enabled (%s)"}
+	msgDrHooksNone     = i18n.Msg{JA: "baton のフックがどこにもありません。`baton init` を実行するか、プラグインを入れてください", EN: "baton's hooks are not installed anywhere; run `baton init` or install the plugin"}
+	msgDrState         = i18n.Msg{JA: "状態フォルダに書き込めます: %s", EN: "state folder is writable: %s"}
+	msgDrStateBad      = i18n.Msg{JA: "状態フォルダに書き込めません: %v", EN: "state folder is not writable: %v"}
+	msgDrNoRepo        = i18n.Msg{JA: "git リポジトリの外です（記録はプロジェクトフォルダに残ります）", EN: "not inside a git repository (records go to the project folder)"}
+	msgDrLogClean      = i18n.Msg{JA: "baton.log に直近 24 時間のエラーはありません", EN: "no errors in baton.log in the last 24 hours"}
+	msgDrLogErrors     = i18n.Msg{JA: "baton.log に直近 24 時間で %d 件の問題があります。最新: %s", EN: "baton.log has %d problem(s) in the last 24 hours; newest: %s"}
+	msgDrConfig        = i18n.Msg{JA: "設定ファイルを読めました", EN: "configuration loads"}
+	msgDrGitHub        = i18n.Msg{JA: "GitHub の認証情報があります（%s）", EN: "GitHub credentials found (%s)"}
+	msgDrGitHubNone    = i18n.Msg{JA: "GitHub の認証情報がありません（任意）。GH_TOKEN を設定するか `gh auth login` を実行すると課題に投稿できます", EN: "no GitHub credentials (optional); set GH_TOKEN or run `gh auth login` to post to issues"}
+	msgDrTrackerLocal  = i18n.Msg{JA: "課題はローカルの tracker.db に記録します", EN: "issues go to the local tracker (tracker.db)"}
+	msgDrTrackerGitHub = i18n.Msg{JA: "課題は GitHub の %s に投稿します", EN: "issues go to GitHub, %s"}
+	msgDrTrackerBad    = i18n.Msg{JA: "GitHub の課題を使えません: %s", EN: "GitHub issues cannot be used: %s"}
+	msgDrTmux          = i18n.Msg{JA: "tmux: %s", EN: "tmux: %s"}
+	msgDrTmuxNone      = i18n.Msg{JA: "tmux がありません（任意、ディベートの tmux 表示に使います）", EN: "tmux not found (optional; used to show debates in panes)"}
+	msgDrSummaryOK     = i18n.Msg{JA: "問題ありません。", EN: "All required checks passed."}
+	msgDrSummaryBad    = i18n.Msg{JA: "必須の確認に失敗しました。", EN: "Some required checks failed."}
 )
 
 func doctorRun(ctx context.Context, opts *DoctorOptions) error {
@@ -160,6 +164,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 			add("github", checkWarn, msgDrGitHubNone.In(lang))
 		}
 	}
+	add(trackerCheck(ctx, f, root, cfg, lang))
 	if p, err := exec.LookPath("tmux"); err == nil {
 		add("tmux", checkOK, msgDrTmux.Format(lang, p))
 	} else {
@@ -251,6 +256,21 @@ func hooksCheck(ctx context.Context, f *Factory, root string, lang i18n.Lang) (s
 		return "hooks", checkWarn, strings.Join(partial, "; ")
 	}
 	return "hooks", checkFail, msgDrHooksNone.In(lang)
+}
+
+// trackerCheck says which issue tracker decisions and `baton issue` use, and
+// why. A tracker.kind: github that cannot be set up is a warning: only the
+// commands that post need it.
+func trackerCheck(ctx context.Context, f *Factory, root string, cfg *config.Config, lang i18n.Lang) (string, string, string) {
+	c, err := chooseTracker(ctx, f, root, cfg)
+	if err != nil {
+		return "tracker", checkWarn, msgDrTrackerBad.Format(lang, tracker.Summary(err))
+	}
+	where := msgDrTrackerLocal.In(lang)
+	if c.kind == config.TrackerKindGitHub {
+		where = msgDrTrackerGitHub.Format(lang, c.github.Owner+"/"+c.github.Repo)
+	}
+	return "tracker", checkOK, where + " — " + c.reason(lang)
 }
 
 // enabledPlugin returns the name of an enabled baton plugin in a settings file.

@@ -18,16 +18,18 @@ import (
 	"github.com/baton-cli/baton/internal/tracker"
 )
 
-// NewCmdIssue builds `baton issue`, which manages issues on the configured
-// tracker: the local one in the state folder by default, GitHub when
-// tracker.kind is github.
+// NewCmdIssue builds `baton issue`, which manages issues on the tracker
+// chooseTracker picks: GitHub or the local one in the state folder.
 func NewCmdIssue(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "issue",
 		Short: "Create, list, show and label issues on the configured tracker",
-		Long: "Issues live on the tracker set in the config (tracker.kind): local (the default) keeps\n" +
-			"them in .claude/session-state/tracker.db, so decisions and work have an issue to belong to\n" +
-			"without GitHub; github uses the repository's GitHub issues (GH_TOKEN, GH_REPO).",
+		Long: "Issues live on the tracker set in the config (tracker.kind). auto, the default, uses the\n" +
+			"repository's GitHub issues when GH_REPO (or tracker.github.repo, or the origin remote) names a\n" +
+			"GitHub repository and a token is found (GH_TOKEN, GITHUB_TOKEN, `gh auth token`), else the\n" +
+			"local tracker; local keeps them in .claude/session-state/tracker.db, so decisions and work have\n" +
+			"an issue to belong to without GitHub; github always uses GitHub. `baton doctor` says which one\n" +
+			"is in use and why.",
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(

@@ -20,16 +20,20 @@ var msgTrackerNeedsRepo = i18n.Msg{
 	EN: "local issues live in a git repository's state folder: run this inside a repository",
 }
 
-// openTracker opens the issue tracker configured for the repository whose
-// worktree is root: the local tracker (<state>/tracker.db) unless
-// tracker.kind is github. Call closeFn when done with it.
+// openTracker opens the issue tracker of the repository whose worktree is
+// root: the one tracker.kind names, or for auto (the default) the one
+// chooseTracker picks. Call closeFn when done with it.
 func openTracker(ctx context.Context, f *Factory, root string) (t tracker.Tracker, closeFn func() error, err error) {
 	cfg, err := f.Config(root)
 	if err != nil {
 		return nil, nil, err
 	}
-	if cfg.TrackerKind() == config.TrackerKindGitHub {
-		c, err := gitHubTracker(ctx, f, root, cfg)
+	choice, err := chooseTracker(ctx, f, root, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if choice.kind == config.TrackerKindGitHub {
+		c, err := github.New(choice.github)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -53,10 +57,69 @@ func openTracker(ctx context.Context, f *Factory, root string) (t tracker.Tracke
 	return lt, lt.Close, nil
 }
 
-// gitHubTracker builds the GitHub client for root from the environment and
-// the tracker settings; GH_REPO wins over tracker.github.repo, which wins
-// over the origin remote.
-func gitHubTracker(ctx context.Context, f *Factory, root string, cfg *config.Config) (*github.Client, error) {
+// trackerChoice is the tracker a repository uses and why.
+type trackerChoice struct {
+	kind string // local or github
+	// why and whyArgs say what made the choice.
+	why     i18n.Msg
+	whyArgs []any
+	// github is the client's configuration when kind is github.
+	github github.Config
+}
+
+// reason says in lang what made the choice.
+func (c trackerChoice) reason(lang i18n.Lang) string { return c.why.Format(lang, c.whyArgs...) }
+
+var (
+	msgTrackerAsked     = i18n.Msg{JA: "tracker.kind が %s です", EN: "tracker.kind is %s"}
+	msgTrackerAutoHub   = i18n.Msg{JA: "自動: %s が GitHub のリポジトリ %s を指し、トークンが %s にあります", EN: "auto: %s names the GitHub repository %s and a token is in %s"}
+	msgTrackerAutoNoHub = i18n.Msg{JA: "自動: GitHub のリポジトリが見つかりません（%v）", EN: "auto: no GitHub repository (%v)"}
+	msgTrackerAutoHost  = i18n.Msg{JA: "自動: origin のリポジトリは %s にあり、GitHub ではありません（GitHub Enterprise なら tracker.kind: github）", EN: "auto: the origin remote is on %s, not GitHub (for GitHub Enterprise set tracker.kind: github)"}
+	msgTrackerAutoToken = i18n.Msg{JA: "自動: %s は GitHub のリポジトリですが、トークンがありません（GH_TOKEN、GITHUB_TOKEN、`gh auth token` のどれも空）", EN: "auto: %s is on GitHub but no token was found (GH_TOKEN, GITHUB_TOKEN and `gh auth token` gave none)"}
+)
+
+// chooseTracker decides which tracker the repository at root uses: the one
+// tracker.kind names, or for auto GitHub when GH_REPO, tracker.github.repo
+// or the origin remote names a GitHub repository and a token is found
+// (GH_TOKEN, GITHUB_TOKEN, `gh auth token`), else the local one. An explicit
+// github that cannot be set up is an error; auto falls back and says why.
+func chooseTracker(ctx context.Context, f *Factory, root string, cfg *config.Config) (trackerChoice, error) {
+	kind := cfg.TrackerKind()
+	if kind == config.TrackerKindLocal {
+		return trackerChoice{kind: kind, why: msgTrackerAsked, whyArgs: []any{kind}}, nil
+	}
+	gc, err := gitHubConfig(ctx, f, root, cfg)
+	if kind == config.TrackerKindGitHub {
+		if err != nil {
+			return trackerChoice{}, err
+		}
+		return trackerChoice{kind: kind, why: msgTrackerAsked, whyArgs: []any{kind}, github: gc}, nil
+	}
+	var te *tracker.Error
+	noToken := errors.As(err, &te) && te.Kind == tracker.KindAuth
+	local := func(why i18n.Msg, args ...any) (trackerChoice, error) {
+		return trackerChoice{kind: config.TrackerKindLocal, why: why, whyArgs: args}, nil
+	}
+	switch {
+	case err != nil && !noToken:
+		return local(msgTrackerAutoNoHub, err)
+	case gc.RepoFrom == "origin" && gc.Host != "github.com" && f.Getenv("GITHUB_API_URL") == "":
+		return local(msgTrackerAutoHost, gc.Host)
+	case noToken:
+		return local(msgTrackerAutoToken, gc.Owner+"/"+gc.Repo)
+	}
+	from := gc.RepoFrom
+	if from == "GH_REPO" && f.Getenv("GH_REPO") == "" {
+		from = "tracker.github.repo"
+	}
+	return trackerChoice{kind: config.TrackerKindGitHub, github: gc,
+		why: msgTrackerAutoHub, whyArgs: []any{from, gc.Owner + "/" + gc.Repo, gc.TokenFrom}}, nil
+}
+
+// gitHubConfig builds the GitHub client's configuration for root from the
+// environment and the tracker settings; GH_REPO wins over
+// tracker.github.repo, which wins over the origin remote.
+func gitHubConfig(ctx context.Context, f *Factory, root string, cfg *config.Config) (github.Config, error) {
 	getenv := f.Getenv
 	if repo := cfg.Tracker.GitHub.Repo; repo != "" && f.Getenv("GH_REPO") == "" {
 		getenv = func(k string) string {
@@ -68,7 +131,7 @@ func gitHubTracker(ctx context.Context, f *Factory, root string, cfg *config.Con
 	}
 	gc, err := github.Resolve(ctx, github.Env{Getenv: getenv, Dir: root})
 	if err != nil {
-		return nil, err
+		return gc, err
 	}
 	gc.UserAgent = "baton/" + strings.ReplaceAll(Version(), " ", "-")
 	gc.Retry = github.Retry{
@@ -76,7 +139,7 @@ func gitHubTracker(ctx context.Context, f *Factory, root string, cfg *config.Con
 		MaxWait:  cfg.TrackerRetryMaxWait(),
 		Timeout:  cfg.TrackerTimeout(),
 	}
-	return github.New(gc)
+	return gc, nil
 }
 
 // trackerFailure tells a person what went wrong with the tracker: the

@@ -12,13 +12,17 @@ const (
 	TrackerKindLocal = "local"
 	// TrackerKindGitHub uses the repository's GitHub issues.
 	TrackerKindGitHub = "github"
+	// TrackerKindAuto, the default, is github when the repository is on
+	// GitHub and a token is found, else local.
+	TrackerKindAuto = "auto"
 )
 
 // Tracker configures the issue tracker of `baton issue` and of the
 // decisions posted from sessions.
 type Tracker struct {
-	// Kind is local (the default: issues in the state folder, no network)
-	// or github.
+	// Kind is auto (the default: github when GH_REPO or the origin remote
+	// names a GitHub repository and a token is found, else local), local
+	// (issues in the state folder, no network) or github.
 	Kind   string        `yaml:"kind"`
 	GitHub TrackerGitHub `yaml:"github"`
 }
@@ -45,12 +49,13 @@ type TrackerRetry struct {
 	TimeoutSeconds int `yaml:"timeout_seconds"`
 }
 
-// TrackerKind returns which tracker to use: local or github.
+// TrackerKind returns which tracker is asked for: auto, local or github.
+// Which one auto comes to depends on the repository and the environment.
 func (c *Config) TrackerKind() string {
 	if c.Tracker.Kind != "" {
 		return c.Tracker.Kind
 	}
-	return TrackerKindLocal
+	return TrackerKindAuto
 }
 
 // TrackerRetryAttempts returns the most tries of one GitHub request.
@@ -81,8 +86,8 @@ func (c *Config) TrackerTimeout() time.Duration {
 func (t Tracker) validate() error {
 	r := t.GitHub.Retry
 	switch {
-	case t.Kind != "" && t.Kind != TrackerKindLocal && t.Kind != TrackerKindGitHub:
-		return fmt.Errorf("config: tracker.kind %q must be local or github", t.Kind)
+	case t.Kind != "" && t.Kind != TrackerKindAuto && t.Kind != TrackerKindLocal && t.Kind != TrackerKindGitHub:
+		return fmt.Errorf("config: tracker.kind %q must be auto, local or github", t.Kind)
 	case t.GitHub.Repo != "" && !repoShaped(t.GitHub.Repo):
 		return fmt.Errorf("config: tracker.github.repo %q must be owner/name or host/owner/name", t.GitHub.Repo)
 	case r.Attempts < 0 || r.Attempts > 10:

@@ -14,7 +14,8 @@ func TestTrackerSettings(t *testing.T) {
 		wantAttempts             int
 		wantMaxWait, wantTimeout time.Duration
 	}{
-		{name: "defaults", wantKind: "local", wantAttempts: 3, wantMaxWait: 30 * time.Second, wantTimeout: 30 * time.Second},
+		{name: "defaults", wantKind: "auto", wantAttempts: 3, wantMaxWait: 30 * time.Second, wantTimeout: 30 * time.Second},
+		{name: "auto asked for", user: "tracker:\n  kind: auto\n", wantKind: "auto", wantAttempts: 3, wantMaxWait: 30 * time.Second, wantTimeout: 30 * time.Second},
 		{
 			name:     "github with retries tuned",
 			user:     "tracker:\n  kind: github\n  github:\n    repo: acme/widgets\n    retry: {attempts: 5, max_wait_seconds: 120, timeout_seconds: 10}\n",

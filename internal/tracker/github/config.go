@@ -40,6 +40,11 @@ type Config struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the clock for X-RateLimit-Reset; nil: time.Now.
 	Now func() time.Time
+
+	// Where Resolve found things, for a person: RepoFrom is "GH_REPO" or
+	// "origin", Host the repository's host ("" when GH_REPO gave none), and
+	// TokenFrom "GH_TOKEN", "GITHUB_TOKEN" or "gh auth token".
+	RepoFrom, Host, TokenFrom string
 }
 
 // Retry bounds how transient failures are retried.
@@ -106,7 +111,7 @@ type Env struct {
 //     https://host/owner/name(.git), ssh://git@host/owner/name.git).
 //
 // A missing token is a *tracker.Error of KindAuth, so its hint says how to
-// set one.
+// set one; the Config returned with it names the repository found.
 func Resolve(ctx context.Context, env Env) (Config, error) {
 	if env.Output == nil {
 		env.Output = runOutput
@@ -116,7 +121,11 @@ func Resolve(ctx context.Context, env Env) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	cfg.Owner, cfg.Repo = owner, name
+	cfg.Owner, cfg.Repo, cfg.Host = owner, name, host
+	cfg.RepoFrom = "origin"
+	if env.Getenv("GH_REPO") != "" {
+		cfg.RepoFrom = "GH_REPO"
+	}
 
 	cfg.APIURL = env.Getenv("GITHUB_API_URL")
 	if cfg.APIURL == "" {
@@ -127,11 +136,12 @@ func Resolve(ctx context.Context, env Env) (Config, error) {
 	}
 	cfg.GraphQLURL = env.Getenv("GITHUB_GRAPHQL_URL")
 
-	cfg.Token = strings.TrimSpace(env.Getenv("GH_TOKEN"))
+	cfg.Token, cfg.TokenFrom = strings.TrimSpace(env.Getenv("GH_TOKEN")), "GH_TOKEN"
 	if cfg.Token == "" {
-		cfg.Token = strings.TrimSpace(env.Getenv("GITHUB_TOKEN"))
+		cfg.Token, cfg.TokenFrom = strings.TrimSpace(env.Getenv("GITHUB_TOKEN")), "GITHUB_TOKEN"
 	}
 	if cfg.Token == "" {
+		cfg.TokenFrom = "gh auth token"
 		args := []string{"auth", "token"}
 		if host != "" && host != "github.com" {
 			args = append(args, "--hostname", host)
@@ -143,7 +153,10 @@ func Resolve(ctx context.Context, env Env) (Config, error) {
 			if err != nil {
 				cause = fmt.Errorf("no token in GH_TOKEN or GITHUB_TOKEN, and `gh auth token` failed: %w", err)
 			}
-			return Config{}, &tracker.Error{Kind: tracker.KindAuth, Op: "find a GitHub token", Err: cause}
+			// The repository found is kept, so a caller can say which
+			// one lacks a token.
+			cfg.Token, cfg.TokenFrom = "", ""
+			return cfg, &tracker.Error{Kind: tracker.KindAuth, Op: "find a GitHub token", Err: cause}
 		}
 	}
 	return cfg, nil
