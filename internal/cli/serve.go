@@ -21,7 +21,6 @@ import (
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/i18n"
-	"github.com/baton-cli/baton/internal/tracker/github"
 	"github.com/baton-cli/baton/internal/web"
 	"github.com/baton-cli/baton/internal/worker"
 )
@@ -127,7 +126,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		MemoryDir:      claudecode.MemoryDir(home, w.root),
 		TranscriptDirs: workspaceTranscriptDirs(f, w, home),
 		Index:          ix,
-		IssueURL:       issueURL(cfg, f.Getenv),
+		IssueURL:       issueURL(ctx, f, w.root, cfg),
 		Lang:           lang,
 		Loc:            time.Local,
 		Now:            f.Now,
@@ -191,20 +190,14 @@ func dashboardURL(addr net.Addr, hostname, token string) string {
 	return u.String()
 }
 
-// issueURL links issues to GitHub when the tracker is GitHub and the
-// repository is named in the config or GH_REPO; nil otherwise.
-func issueURL(cfg *config.Config, getenv func(string) string) func(int) string {
-	if cfg.TrackerKind() != config.TrackerKindGitHub {
+// issueURL links issues to GitHub when the repository's tracker is GitHub
+// (see chooseTracker); nil otherwise.
+func issueURL(ctx context.Context, f *Factory, root string, cfg *config.Config) func(int) string {
+	c, err := chooseTracker(ctx, f, root, cfg)
+	if err != nil || c.kind != config.TrackerKindGitHub {
 		return nil
 	}
-	repo := cfg.Tracker.GitHub.Repo
-	if repo == "" {
-		repo = getenv("GH_REPO")
-	}
-	h, owner, name, err := github.ParseRepo(repo)
-	if err != nil || repo == "" {
-		return nil
-	}
+	h, owner, name := c.github.Host, c.github.Owner, c.github.Repo
 	if h == "" {
 		h = "github.com"
 	}

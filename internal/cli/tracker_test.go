@@ -17,13 +17,7 @@ import (
 // repository is named on GitHub and a token is found, else local, and says
 // why either way.
 func TestChooseTracker(t *testing.T) {
-	// `gh auth token` fails here whatever the machine has: a user's gh
-	// login must not decide the test.
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "gh"), []byte("#!/bin/sh\necho 'not logged in' >&2\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	noGHLogin(t)
 
 	tests := []struct {
 		name     string
@@ -102,5 +96,47 @@ func TestIssueAutoUsesGitHub(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, ".claude", "session-state", "tracker.db")); err == nil {
 		t.Error("auto made a local tracker.db although GitHub was named with a token")
+	}
+}
+
+// noGHLogin makes `gh auth token` fail whatever the machine has: a user's
+// gh login must not decide a test.
+func noGHLogin(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "gh"), []byte("#!/bin/sh\necho 'not logged in' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// TestIssueURLFollowsTheTracker: the dashboard links issues to GitHub when
+// the tracker in use is GitHub, auto included, and not otherwise.
+func TestIssueURLFollowsTheTracker(t *testing.T) {
+	noGHLogin(t)
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{env: map[string]string{"GH_REPO": "acme/widgets", "GH_TOKEN": "t"}, want: "https://github.com/acme/widgets/issues/7"},
+		{env: map[string]string{"GH_REPO": "ghe.example.com/acme/widgets", "GH_TOKEN": "t"}, want: "https://ghe.example.com/acme/widgets/issues/7"},
+		{env: map[string]string{"GH_REPO": "acme/widgets"}, want: ""},
+	} {
+		env := tt.env
+		f := &Factory{Getenv: func(k string) string { return env[k] }, Getwd: func() (string, error) { return dir, nil }, Now: time.Now}
+		cfg, err := f.Config(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if link := issueURL(context.Background(), f, dir, cfg); link != nil {
+			got = link(7)
+		}
+		if got != tt.want {
+			t.Errorf("env %v: link %q; want %q", env, got, tt.want)
+		}
 	}
 }
