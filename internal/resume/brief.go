@@ -133,7 +133,11 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		Tail: msgPull.In(o.Lang),
 	}
 	if !o.Unrecorded {
-		lay.Tail += " " + msgRecorded.Format(o.Lang, displayPath(o.State.Journal(), o.Worktree))
+		sep := " "
+		if o.Lang == i18n.JA {
+			sep = ""
+		}
+		lay.Tail += sep + msgRecorded.Format(o.Lang, displayPath(o.State.Journal(), o.Worktree))
 	}
 	br.Assembly = recall.Assemble(items, lay, o.Budget)
 	br.Text = br.Assembly.Text
@@ -311,8 +315,14 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 		}
 		out = append(out, strings.Join(lines, "\n"))
 	}
-	if s := nextStep(b.LastMessage); s != "" {
+	// The last message in full, where it is short; else what it said it
+	// would do next, here, and the message further down.
+	lastMsg := b.LastMessage != ""
+	if s := nextStep(b.LastMessage); s != "" && hook.Len(b.LastMessage) > shortMessage {
 		out = append(out, msgNowNextStep.Format(lang, s))
+	} else if s != "" {
+		out = append(out, b.lastMessageItem(lang))
+		lastMsg = false
 	}
 	if b.Source == FromState {
 		lines := []string{msgNowState.Format(lang, Ago(b.At.Sub(b.Updated), lang), b.statePath())}
@@ -342,8 +352,8 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 			out = append(out, msgNowTodo.Format(lang, len(b.Todo), done)+"\n"+strings.Join(lines, "\n"))
 		}
 	}
-	if b.LastMessage != "" {
-		out = append(out, msgNowLastMsg.Format(lang, Ago(b.At.Sub(b.LastMessageAt), lang))+"\n"+quote(b.LastMessage))
+	if lastMsg {
+		out = append(out, b.lastMessageItem(lang))
 	}
 	if !b.LastActivity.IsZero() {
 		lines := []string{msgNowLast.Format(lang, Ago(b.At.Sub(b.LastActivity), lang))}
@@ -355,8 +365,34 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 		}
 		out = append(out, strings.Join(lines, "\n"))
 	}
-	if len(b.Commands) > 0 && !b.SetupOnly {
-		out = append(out, msgNowCommands.In(lang)+"\n"+strings.Join(bulleted(b.Commands), "\n"))
+	if cmds := b.otherCommands(); len(cmds) > 0 && !b.SetupOnly {
+		out = append(out, msgNowCommands.In(lang)+"\n"+strings.Join(bulleted(cmds), "\n"))
+	}
+	return out
+}
+
+// shortMessage is the length up to which the agent's last message is shown
+// in the place of what it said it would do next, which it holds.
+const shortMessage = 400
+
+func (b *Briefing) lastMessageItem(lang i18n.Lang) string {
+	return msgNowLastMsg.Format(lang, Ago(b.At.Sub(b.LastMessageAt), lang)) + "\n" + quote(b.LastMessage)
+}
+
+// otherCommands are the recent commands but those listed as still failing.
+func (b *Briefing) otherCommands() []string {
+	var out []string
+	for _, c := range b.Commands {
+		failing := false
+		for _, f := range b.Failing {
+			if strings.HasPrefix(c, "`"+oneLine(f.Cmd)+"`") || strings.HasPrefix(c, "`"+statefile.Cut(oneLine(f.Cmd), statefile.DigestWidth)+"`") {
+				failing = true
+				break
+			}
+		}
+		if !failing {
+			out = append(out, c)
+		}
 	}
 	return out
 }
