@@ -60,6 +60,7 @@ func TestLoadErrors(t *testing.T) {
 		{"bad size", "journal:\n  max_size: lots\n", []string{`invalid size "lots"`}},
 		{"bad lang", "agent:\n  command: claude\nlang: fr\n", []string{"line 3: lang: unknown language \"fr\""}},
 		{"bad nested value", "resume:\n  records: 5000\n", []string{"line 2: resume.records must be between"}},
+		{"bad list item", "worker:\n  repositories:\n    - repo: acme/a\n      path: /x\n    - repo: bad\n      path: /y\n", []string{"line 5: worker.repositories[1].repo is \"bad\""}},
 		{"bad route value", "context:\n  routes:\n    ops:\n      daily_tokens: -1\n", []string{"line 4: context.routes.ops.daily_tokens must be positive"}},
 		{"not yaml", "lang: [\n", []string{"yaml"}},
 	}
