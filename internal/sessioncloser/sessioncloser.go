@@ -113,17 +113,17 @@ type request struct {
 	SessionID     string          `json:"session_id"`
 	ProjectDir    string          `json:"project_dir"`
 
-	TranscriptPath string `json:"transcript_path"`
-	Offset         int64  `json:"offset"`
-	MaxBytes       int    `json:"max_bytes"`
+	TranscriptPath string   `json:"transcript_path"`
+	Offset         looseInt `json:"offset"`
+	MaxBytes       int      `json:"max_bytes"`
 	// Format "text" asks read-transcript for a readable rendering of the
 	// messages instead of the raw lines.
 	Format string `json:"format"`
 
-	Branch              string  `json:"branch"`
-	IssueNumber         int     `json:"issue_number"`
-	IssueNumberOverride int     `json:"issue_number_override"`
-	Target              *string `json:"target"`
+	Branch              string   `json:"branch"`
+	IssueNumber         looseInt `json:"issue_number"`
+	IssueNumberOverride int      `json:"issue_number_override"`
+	Target              *string  `json:"target"`
 
 	Candidates    []decision.Candidate    `json:"candidates"`
 	CapturedSlugs []string                `json:"captured_slugs"`
@@ -137,6 +137,28 @@ type request struct {
 	// raw holds the request's fields as given, to tell a missing field
 	// from an empty one.
 	raw map[string]json.RawMessage
+}
+
+// looseInt is an integer field given as a JSON number or as a string of
+// digits: the original reads such fields with Python's int(), which takes
+// both. A number with a fraction is refused.
+type looseInt int64
+
+func (n *looseInt) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = 0
+		return nil
+	}
+	text := string(b)
+	if s := ""; json.Unmarshal(b, &s) == nil {
+		text = strings.TrimSpace(s)
+	}
+	v, err := strconv.ParseInt(strings.TrimPrefix(text, "+"), 10, 64)
+	if err != nil {
+		return fmt.Errorf("want an integer, got %s", b)
+	}
+	*n = looseInt(v)
+	return nil
 }
 
 // failure is an error with its contract kind.
@@ -462,7 +484,7 @@ func (s *session) readTranscript(ctx context.Context) (any, error) {
 	if limit <= 0 {
 		limit = DefaultReadBytes
 	}
-	offset := s.req.Offset
+	offset := int64(s.req.Offset)
 	var content string
 	var end int64
 	var more bool
@@ -511,7 +533,7 @@ func (s *session) extract(ctx context.Context) (any, error) {
 	if s.env.Extractor != nil {
 		f.Extractor, f.Budget = s.env.Extractor(s.cfg, s.dir)
 	}
-	cands, end, usedName, err := f.Extract(ctx, s.req.Offset)
+	cands, end, usedName, err := f.Extract(ctx, int64(s.req.Offset))
 	if err != nil {
 		return nil, err
 	}
@@ -532,7 +554,7 @@ func (s *session) resolveIssue(ctx context.Context) (any, error) {
 	}
 	override := s.req.IssueNumberOverride
 	if override == 0 {
-		override = s.req.IssueNumber
+		override = int(s.req.IssueNumber)
 	}
 	res, err := decision.Resolve(ctx, t, decision.ResolveOptions{
 		Override: override,
@@ -635,7 +657,7 @@ func (s *session) filterDedup(ctx context.Context) (any, error) {
 		dd = decision.Filter(ctx, nil, 0, s.req.Candidates, s.req.CapturedSlugs)
 		dd.Tier2Err = err
 	} else {
-		dd = decision.Filter(ctx, t, s.req.IssueNumber, s.req.Candidates, s.req.CapturedSlugs)
+		dd = decision.Filter(ctx, t, int(s.req.IssueNumber), s.req.Candidates, s.req.CapturedSlugs)
 	}
 	res := map[string]any{"candidates": nonNilC(dd.Candidates)}
 	if dd.Tier2Err != nil {
@@ -669,14 +691,14 @@ func (s *session) postDecisions(ctx context.Context) (any, error) {
 		}
 		defer unlock()
 	}
-	pr := decision.Post(ctx, t, s.req.IssueNumber, ds, s.lang)
+	pr := decision.Post(ctx, t, int(s.req.IssueNumber), ds, s.lang)
 	var posted []decision.UserDecision
 	for _, d := range ds {
 		if slices.Contains(pr.Posted, d.Candidate.Slug) && !containsDecision(posted, d.Candidate.Slug) {
 			posted = append(posted, d)
 		}
 	}
-	if err := decision.LogApproved(s.dir, s.req.SessionID, s.req.IssueNumber, posted, s.env.Now()); err != nil {
+	if err := decision.LogApproved(s.dir, s.req.SessionID, int(s.req.IssueNumber), posted, s.env.Now()); err != nil {
 		s.warn(err.Error())
 	}
 	res := map[string]any{"posted": pr.Posted, "failed": pr.Failed}
@@ -723,7 +745,7 @@ func (s *session) summary(ctx context.Context) (any, error) {
 	if err != nil {
 		return decision.SummaryResult{Skipped: decision.SkipViewFailed, Kind: decision.FailureKind(err), Hint: tracker.Hint(tracker.KindOf(err), s.lang)}, nil
 	}
-	return decision.PostSummary(ctx, t, s.req.IssueNumber, s.req.SessionID, slugs, s.req.Body, s.lang), nil
+	return decision.PostSummary(ctx, t, int(s.req.IssueNumber), s.req.SessionID, slugs, s.req.Body, s.lang), nil
 }
 
 // escalate writes the cross-issue decisions to the agent memory folder:
@@ -753,12 +775,12 @@ func (s *session) savePending() (any, error) {
 		return nil, err
 	}
 	ds := s.req.Decisions
-	path, w, err := decision.SavePending(s.dir, s.req.SessionID, s.req.IssueNumber, ds, s.env.Now())
+	path, w, err := decision.SavePending(s.dir, s.req.SessionID, int(s.req.IssueNumber), ds, s.env.Now())
 	s.warn(w)
 	if err != nil {
 		return nil, fail(KindInternal, "%v", err)
 	}
-	if err := decision.LogApproved(s.dir, s.req.SessionID, s.req.IssueNumber, ds, s.env.Now()); err != nil {
+	if err := decision.LogApproved(s.dir, s.req.SessionID, int(s.req.IssueNumber), ds, s.env.Now()); err != nil {
 		s.warn(err.Error())
 	}
 	return map[string]any{"pending_path": path}, nil

@@ -120,7 +120,7 @@ func TestBadRequests(t *testing.T) {
 		{"schema as string", `{"schema_version":"1","subcommand":"read-transcript"}`, "schema_version mismatch"},
 		{"unknown subcommand", h.req("explode", ""), `unknown subcommand "explode"`},
 		{"missing subcommand", `{"schema_version":1,"project_dir":"/tmp"}`, "subcommand is missing"},
-		{"wrong type", h.req("read-transcript", `"offset":"12"`), "field offset"},
+		{"wrong type", h.req("read-transcript", `"offset":"twelve"`), "want an integer"},
 		{"relative project that does not exist", `{"schema_version":1,"subcommand":"commit-state","session_id":"a","project_dir":"rel"}`, "does not exist"},
 		{"project that does not exist", `{"schema_version":1,"subcommand":"commit-state","session_id":"a","project_dir":"/nonexistent/baton-project","patch":{}}`, "does not exist"},
 		{"bad session", `{"schema_version":1,"subcommand":"commit-state","session_id":"../../etc","project_dir":"/tmp","patch":{}}`, "invalid"},
