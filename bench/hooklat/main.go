@@ -34,6 +34,7 @@ import (
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 func main() {
@@ -54,6 +55,7 @@ func run() error {
 	withRecall := flag.Bool("recall", false, "write decisions and build the recall file first")
 	decisions := flag.Int("decisions", 300, "approved decisions to write with -recall")
 	transcripts := flag.String("transcripts", "", "a folder of transcript projects (bench/gen transcripts) to put under the run's ~/.claude/projects")
+	worktreeRecords := flag.Int("worktree", 0, "records to seed the worktree's own files with first (its records.jsonl keeps at most 128 KiB), with 32 sessions")
 	flag.Parse()
 
 	repo, err := os.MkdirTemp("", "hooklat-")
@@ -95,6 +97,11 @@ func run() error {
 	}
 	if *withRecall {
 		if err := seedRecall(repo, stateDir, *decisions, *command); err != nil {
+			return err
+		}
+	}
+	if *worktreeRecords > 0 {
+		if err := seedWorktree(repo, stateDir, *worktreeRecords); err != nil {
 			return err
 		}
 	}
@@ -274,5 +281,53 @@ func seedRecall(repo, stateDir string, n int, command string) error {
 	}
 	fmt.Printf("recall file: %d bytes (%d decisions, %d sessions, %d failed commands, %d files), built in %.0f ms\n",
 		built.Bytes, built.Decisions, built.Sessions, built.Commands, built.Files, float64(time.Since(start).Microseconds())/1000)
+	return nil
+}
+
+// seedWorktree fills the worktree's own files as a busy worktree's hooks
+// would: n records of a session's usual mix (prompts, edits, commands that
+// pass and fail, answers, a todo list) over 32 sessions.
+func seedWorktree(repo, stateDir string, n int) error {
+	wt := wtstate.Dir(state.Dir{Root: stateDir}.WorktreeDir(repo))
+	now := time.Now().Add(-time.Duration(n) * time.Second)
+	ok, failed := 0, 1
+	for i := range n {
+		session := fmt.Sprintf("seed-session-%02d", i*32/n)
+		r := journal.Record{TS: now.Add(time.Duration(i) * time.Second), Session: session, Cwd: repo, Worktree: repo, Branch: "main"}
+		var msg string
+		switch i % 10 {
+		case 0:
+			r.Event, r.Source = "SessionStart", "startup"
+		case 1:
+			r.Event, r.Prompt = "UserPromptSubmit", fmt.Sprintf("Make the export stream rows instead of building the whole file (%d)", i)
+		case 2, 3, 4:
+			r.Event, r.Tool, r.File = "PostToolUse", "Edit", fmt.Sprintf("%s/internal/export/file%d.go", repo, i%7)
+		case 5:
+			r.Event, r.Tool, r.Cmd, r.Desc, r.Exit = "PostToolUse", "Bash", "go test ./internal/export/", "Run the export tests", &ok
+		case 6:
+			r.Event, r.Tool, r.Cmd, r.Exit, r.Error = "PostToolUseFailure", "Bash", fmt.Sprintf("go build ./cmd/tool%d", i%5), &failed, "cmd/tool/main.go:12: undefined: export.Stream"
+		case 7:
+			r.Event, r.TaskID, r.Desc = "TaskCreated", fmt.Sprint(i%5), "stream the rows"
+		case 8:
+			r.Event, r.Tool, r.TaskID, r.TaskStatus = "PostToolUse", "TaskUpdate", fmt.Sprint(i%5), "in_progress"
+		case 9:
+			r.Event = "Stop"
+			msg = "The writer now streams rows; the CLI still builds the file. Next I will switch the CLI to the streaming writer. " + strings.Repeat("Details of the change. ", 20)
+			r.Message = msg[:min(len(msg), 500)]
+			r.Transcript, r.Offset = "/nonexistent.jsonl", int64(i*1000)
+		}
+		if err := wt.Observe(wtstate.Event{Record: r, Prompt: r.Prompt, Message: msg}); err != nil {
+			return err
+		}
+	}
+	recs, err := wt.Records()
+	if err != nil {
+		return err
+	}
+	st, err := wt.Read()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("worktree files: %d records kept, %d sessions\n", len(recs), len(st.Sessions))
 	return nil
 }
