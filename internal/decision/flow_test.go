@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -480,5 +481,28 @@ func TestMalformedCommentsPage(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("alpha is on the issue %d times; want 1", n)
+	}
+}
+
+// TestResolveFailureNamed: when the issues in progress cannot be listed,
+// capture goes on with the branch's issue but says why, hint included;
+// Resolve itself returns the failure with the branch's issue as a
+// candidate.
+func TestResolveFailureNamed(t *testing.T) {
+	e := newFlow(t)
+	e.flow.Close = false
+	e.flow.Resolve = ResolveOptions{Branch: "feat/1-export", Pattern: regexp.MustCompile(DefaultBranchPattern)}
+	e.srv.Fail(githubtest.RouteListIssues, 1, githubtest.BadCredentials())
+	o, err := e.flow.Run(context.Background())
+	if err != nil || o.Issue != 1 || o.Tier != TierBranch {
+		t.Fatalf("Run: issue %d tier %s err %v; want issue 1 from the branch", o.Issue, o.Tier, err)
+	}
+	if w := strings.Join(o.Warnings, "\n"); !strings.Contains(w, "could not list the issues in progress") || !strings.Contains(w, "gh auth status") {
+		t.Errorf("warnings %q; want the failure and the auth hint", w)
+	}
+	e.srv.Fail(githubtest.RouteListIssues, 1, githubtest.BadCredentials())
+	res, err := Resolve(context.Background(), e.flow.Tracker, e.flow.Resolve)
+	if err == nil || res.Issue != 1 || res.Tier != TierBranch {
+		t.Errorf("Resolve: %+v, %v; want the failure and issue 1 as the branch's candidate", res, err)
 	}
 }
