@@ -227,7 +227,7 @@ func queryTerms(prompt string) map[string]qterm {
 		if i+1 < len(words) && plainWord(words[i+1]) {
 			q[cmdPrefix+w+" "+words[i+1]] = qterm{weight: weightCmd}
 		}
-		if len(w) >= 3 && !stopWords[w] && q[cmdPrefix+w].weight == 0 {
+		if len(w) >= 3 && !stopWords()[w] && q[cmdPrefix+w].weight == 0 {
 			q[cmdPrefix+w] = qterm{weight: weightWord}
 		}
 	}

@@ -46,7 +46,7 @@ func commandKeys(line string) iter.Seq[string] {
 // segmentKey is the key of one command of a line, "" for none.
 func segmentKey(seg string) string {
 	f := strings.Fields(seg)
-	for len(f) > 0 && (strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "=") || wrapper[f[0]]) {
+	for len(f) > 0 && (strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "=") || wrapper(f[0])) {
 		f = f[1:]
 	}
 	if len(f) == 0 || f[0] == "cd" || f[0] == "export" || f[0] == "set" || f[0] == "source" || f[0] == "." {
@@ -62,8 +62,14 @@ func segmentKey(seg string) string {
 	return prog
 }
 
-// wrapper programs run the command after them.
-var wrapper = map[string]bool{"sudo": true, "env": true, "time": true, "nice": true, "nohup": true, "exec": true, "command": true}
+// wrapper is true for the programs that run the command after them.
+func wrapper(prog string) bool {
+	switch prog {
+	case "sudo", "env", "time", "nice", "nohup", "exec", "command":
+		return true
+	}
+	return false
+}
 
 // segments splits a command line at &&, ||, ;, | and newlines. Quoting is
 // not parsed: a separator inside quotes only makes a later segment.

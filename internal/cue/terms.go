@@ -3,6 +3,7 @@ package cue
 import (
 	"path"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -78,7 +79,7 @@ func terms(s string, add func(term)) {
 				}
 				j += w2
 			}
-			if k := s[i:j]; utf8.RuneCountInString(k) >= 2 && !stopKatakana[k] {
+			if k := s[i:j]; utf8.RuneCountInString(k) >= 2 && !stopKatakana()[k] {
 				add(term{text: k, word: k, strong: utf8.RuneCountInString(k) >= 5})
 				kanaGrams(k, add)
 			}
@@ -112,7 +113,7 @@ func wordTerms(tok string, add func(term)) {
 		}
 	}
 	for part := range strings.FieldsFuncSeq(tok, func(r rune) bool { return isJoin(r) }) {
-		if len(part) < 3 || stopWords[part] || stopWords[stem(part)] || allDigits(part) {
+		if len(part) < 3 || stopWords()[part] || stopWords()[stem(part)] || allDigits(part) {
 			continue
 		}
 		if strings.ContainsAny(part, "_0123456789") {
@@ -139,7 +140,7 @@ func kanaGrams(k string, add func(term)) {
 func hanTerms(run string, add func(term)) {
 	rs := []rune(run)
 	for k := 0; k+1 < len(rs); k++ {
-		if p := string(rs[k : k+2]); !stopKanji[p] {
+		if p := string(rs[k : k+2]); !stopKanji()[p] {
 			add(term{text: p, word: p})
 		}
 	}
@@ -181,7 +182,8 @@ func termSet(s string) map[string]bool {
 }
 
 // Words that say nothing about which earlier work is meant.
-var stopWords = setOf(`the and for with that this from into what when where which while will would
+var stopWords = sync.OnceValue(func() map[string]bool {
+	return setOf(`the and for with that this from into what when where which while will would
 could should can cannot are was were been being have has had not but all any its it's our ours you your
 they them then than there here how why who whom did does doing done about also just only like more most
 some such very use used using make made new get got let lets please thanks thank okay yes now one two
@@ -191,17 +193,24 @@ look check find give take keep set put call help explain example simple small bi
 today time day week thing things something anything everything project repo repository please via per
 able may might must shall let's i'm don't doesn't isn't can't won't store stored save saved keep kept
 plan plans say said decide decided start started stop stopped move moved put place part kind sort`)
+})
 
 // Katakana words too common in Japanese technical talk to point at any
 // one piece of work.
-var stopKatakana = setOf(`ファイル コード テスト エラー コマンド ユーザー ユーザ メッセージ プログラム データ
+var stopKatakana = sync.OnceValue(func() map[string]bool {
+	return setOf(`ファイル コード テスト エラー コマンド ユーザー ユーザ メッセージ プログラム データ
 バグ チェック リスト サンプル タスク セッション プロンプト レビュー ツール バージョン ポイント ケース`)
+})
 
 // Kanji pairs too common to point at any one piece of work.
-var stopKanji = setOf(`確認 対応 実装 修正 作成 追加 変更 削除 問題 方法 場合 必要 使用 今回 前回 以前 今日
+var stopKanji = sync.OnceValue(func() map[string]bool {
+	return setOf(`確認 対応 実装 修正 作成 追加 変更 削除 問題 方法 場合 必要 使用 今回 前回 以前 今日
 説明 内容 部分 処理 結果 作業 全部 一覧 教えて 教 簡単 自分 最初 最後 次回 関数 機能 動作 表示 出力 入力
 記述 書き 調査 検討 何故 理由 状態 現在 本当 可能 不要 以下 以上 手順 全体 詳細 一度 途中 場合 意味`)
+})
 
+// setOf is the set of words; the sets are built on first use, so that a
+// hook call that never looks at words does not pay for them.
 func setOf(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
