@@ -25,6 +25,8 @@ const (
 	// failures newer than the recall file.
 	recentBytes = 256 << 10
 	recentCalls = 64
+	// maxPromptBytes is how much of a prompt is looked up.
+	maxPromptBytes = 4 << 10
 )
 
 // Options say whose prompt or tool call is answered.
@@ -77,6 +79,11 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 	p := strings.TrimSpace(prompt)
 	if p == "" || strings.HasPrefix(p, "/") {
 		return "", nil
+	}
+	if len(p) > maxPromptBytes {
+		// A pasted log says little about which earlier work is meant and
+		// would cost a lookup per word: its start is the question.
+		p = strings.ToValidUTF8(p[:maxPromptBytes], "")
 	}
 	defer guard(&err)()
 	f, err := load(Path(o.State)) // nil when missing: the journal may still answer

@@ -117,3 +117,22 @@ func BenchmarkTool(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPromptPasted is a prompt with a pasted log of 200 KB: only its
+// start is looked up.
+func BenchmarkPromptPasted(b *testing.B) {
+	d, wt := benchState(b)
+	o := Options{State: d, Worktree: wt, Session: "now", Lang: i18n.EN, Now: fixtureNow}
+	var sb strings.Builder
+	sb.WriteString("why does this fail? ")
+	for i := 0; sb.Len() < 200<<10; i++ {
+		fmt.Fprintf(&sb, "2026-11-30T12:00:%02d ERROR worker%d: request id=%x failed: connection reset by peer\n", i%60, i%17, i*7919)
+	}
+	prompt := sb.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Prompt(context.Background(), o, prompt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
