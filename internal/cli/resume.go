@@ -35,7 +35,8 @@ func NewCmdResume(f *Factory, runF func(context.Context, *ResumeOptions) error) 
 			"within the hook's 10,000-character limit. Prints nothing when there is nothing to resume.\n\n" +
 			"Settings: resume.records (30) is how many of the worktree's newest tool calls are used,\n" +
 			"resume.stale_days (7) when a saved state counts as old, and resume.scan_bytes (256KiB) how\n" +
-			"far back from its end the journal, shared by all worktrees, is searched.",
+			"far back from its end the journal is searched for a worktree whose hooks kept no records\n" +
+			"of their own yet (an older baton's).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

@@ -1,13 +1,18 @@
-// Package resume builds the "where you left off" briefing of a worktree: from
-// the hand-kept state file current.md when it describes a task in progress,
-// else from the worktree's newest records in the journal. The briefing is
-// shown by `baton resume` and injected into the agent's context at session
-// start.
+// Package resume builds the briefing an agent gets at every session start and
+// after every compaction, which `baton resume` prints: the restart case, the
+// task, the approved decisions, where the worktree left off and the context
+// layers, assembled once within the hook's limit (BuildBrief).
+//
+// Where the worktree left off comes from the hand-kept state file current.md
+// (the worktree's own; see state.Dir.CurrentOf) when it describes a task in
+// progress, and from the worktree's own recent records and sessions, which the
+// hook keeps beside the journal (package wtstate): the cost does not grow with
+// the journal or with other worktrees' activity. Where a worktree has none yet
+// (hooks of an older baton), the journal's last Options.ScanBytes stand in.
 //
 // It only reads. current.md is parsed by package statefile and written by
-// `baton save`; the journal is package journal's. Reading is bounded: the
-// state file is small and the journal is read backwards from its end, at most
-// Options.ScanBytes, so the cost does not grow with the journal.
+// `baton save`; the journal is package journal's; the layers are package
+// recall's.
 package resume
 
 import (
