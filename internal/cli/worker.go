@@ -83,7 +83,11 @@ func NewCmdWorker(f *Factory, runF func(context.Context, string, *WorkerOptions)
 		"Prints the file to stdout; where to put it and how to start it is on stderr.", workerServiceRun)
 	service.Flags().BoolVar(&opts.Systemd, "systemd", false, "print a systemd user unit")
 	service.Flags().BoolVar(&opts.Launchd, "launchd", false, "print a launchd agent plist")
-	cmd.AddCommand(once, run, status, service)
+	migrate := sub("migrate", "Create or update the queue's tables (River's and baton's)",
+		"Runs River's migrations and creates baton's checkpoint table in the queue's database:\n"+
+			"worker.queue.url (or BATON_QUEUE_URL), else this machine's SQLite file. Run it once per\n"+
+			"shared database, and after upgrading baton.", workerMigrateRun)
+	cmd.AddCommand(once, run, status, service, migrate)
 	return cmd
 }
 
@@ -132,11 +136,56 @@ func workerDataDir(f *Factory) string {
 	return filepath.Join(dir, "baton", "worker")
 }
 
+// queueURL is the queue's database: BATON_QUEUE_URL, else
+// worker.queue.url; empty for the local SQLite queue.
+func queueURL(f *Factory, cfg *config.Config) string {
+	if u := f.Getenv("BATON_QUEUE_URL"); u != "" {
+		return u
+	}
+	return cfg.Worker.Queue.URL
+}
+
+// openQueue opens the worker's queue. The local SQLite queue is this
+// machine's own file and is migrated on the spot; a shared Postgres queue
+// is migrated by `baton worker migrate`.
+func openQueue(ctx context.Context, f *Factory, cfg *config.Config, lang i18n.Lang) (*worker.Queue, error) {
+	u := queueURL(f, cfg)
+	q, err := worker.OpenQueue(ctx, u, workerDataDir(f), lang)
+	if err != nil {
+		return nil, err
+	}
+	if u == "" {
+		if err := q.Migrate(ctx, lang); err != nil {
+			q.Close()
+			return nil, err
+		}
+	}
+	if err := q.Check(ctx, lang); err != nil {
+		q.Close()
+		return nil, err
+	}
+	return q, nil
+}
+
+// workerMinute is the length of a configured minute: one minute, or
+// BATON_WORKER_MINUTE (a Go duration) in tests that cannot wait minutes.
+func workerMinute(f *Factory) time.Duration {
+	if d, err := time.ParseDuration(f.Getenv("BATON_WORKER_MINUTE")); err == nil && d > 0 {
+		return d
+	}
+	return time.Minute
+}
+
 // buildWorker builds the worker of the process.
-func buildWorker(opts *WorkerOptions, cfg *config.Config, lang i18n.Lang, log *slog.Logger) (*worker.Worker, error) {
+func buildWorker(opts *WorkerOptions, cfg *config.Config, lang i18n.Lang, log *slog.Logger, q *worker.Queue) (*worker.Worker, error) {
 	f := opts.Factory
 	host, _ := os.Hostname()
+	if h := f.Getenv("BATON_WORKER_HOST"); h != "" {
+		host = h
+	}
 	return worker.New(worker.Options{
+		Queue:     q,
+		Minute:    workerMinute(f),
 		Config:    cfg,
 		Lang:      lang,
 		DataDir:   workerDataDir(f),
@@ -208,7 +257,12 @@ func workerOnceRun(ctx context.Context, opts *WorkerOptions) error {
 	if opts.Verbose {
 		level = slog.LevelInfo
 	}
-	w, err := buildWorker(opts, cfg, lang, slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: level})))
+	q, err := openQueue(ctx, f, cfg, lang)
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	w, err := buildWorker(opts, cfg, lang, slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: level})), q)
 	if err != nil {
 		return err
 	}
@@ -242,7 +296,12 @@ func workerRunRun(ctx context.Context, opts *WorkerOptions) error {
 	if len(cfg.Worker.Repositories) == 0 {
 		return errors.New(msgWorkerNoRepos.Format(lang, config.UserPath(f.Getenv)))
 	}
-	w, err := buildWorker(opts, cfg, lang, slog.New(slog.NewTextHandler(f.IO.ErrOut, nil)))
+	q, err := openQueue(ctx, f, cfg, lang)
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	w, err := buildWorker(opts, cfg, lang, slog.New(slog.NewTextHandler(f.IO.ErrOut, nil)), q)
 	if err != nil {
 		return err
 	}
@@ -259,6 +318,26 @@ func workerRunRun(ctx context.Context, opts *WorkerOptions) error {
 		return nil // stopped by the second signal; the runs were put back
 	}
 	return err
+}
+
+var msgWorkerMigrated = i18n.Msg{JA: "キューのデータベース %s を最新にしました。", EN: "The queue database %s is up to date."}
+
+func workerMigrateRun(ctx context.Context, opts *WorkerOptions) error {
+	f := opts.Factory
+	cfg, lang, err := workerSetup(opts)
+	if err != nil {
+		return err
+	}
+	q, err := worker.OpenQueue(ctx, queueURL(f, cfg), workerDataDir(f), lang)
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	if err := q.Migrate(ctx, lang); err != nil {
+		return err
+	}
+	fmt.Fprintln(f.IO.Out, msgWorkerMigrated.Format(lang, q.Where()))
+	return nil
 }
 
 // printCycle prints one line per issue the cycle touched; unless quiet, a
@@ -303,7 +382,7 @@ func workerStatusRun(ctx context.Context, opts *WorkerOptions) error {
 	if err != nil {
 		return err
 	}
-	w, err := buildWorker(opts, cfg, lang, nil)
+	w, err := buildWorker(opts, cfg, lang, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,31 @@ type Worker struct {
 	Repositories []WorkerRepo     `yaml:"repositories"`
 	Execution    WorkerExecution  `yaml:"execution"`
 	Agent        WorkerAgentSetup `yaml:"agent"`
+	Queue        WorkerQueue      `yaml:"queue"`
+}
+
+// WorkerQueue is the job queue the worker hosts share.
+type WorkerQueue struct {
+	// URL is the queue's database: a postgres:// URL for several hosts;
+	// empty for a SQLite file in the worker's data folder (one machine).
+	// BATON_QUEUE_URL overrides it.
+	URL string `yaml:"url"`
+	// RescueMarginSeconds is added to a run's budget before the queue
+	// gives the job of a host that stopped answering to another host
+	// (0–3600, default 60).
+	RescueMarginSeconds *int `yaml:"rescue_margin_seconds"`
+}
+
+// DefaultWorkerRescueMarginSeconds is the default of
+// worker.queue.rescue_margin_seconds.
+const DefaultWorkerRescueMarginSeconds = 60
+
+// RescueMargin returns the rescue margin in seconds.
+func (q WorkerQueue) RescueMargin() int {
+	if q.RescueMarginSeconds == nil {
+		return DefaultWorkerRescueMarginSeconds
+	}
+	return *q.RescueMarginSeconds
 }
 
 // WorkerRepo is one repository the worker takes issues from.
@@ -167,6 +192,12 @@ func (w *Worker) validate() error {
 		if r.value != 0 && (r.value < r.min || r.value > r.max) {
 			return fmt.Errorf("config: worker.execution.%s is %d; it must be between %d and %d", r.key, r.value, r.min, r.max)
 		}
+	}
+	if m := w.Queue.RescueMargin(); m < 0 || m > 3600 {
+		return fmt.Errorf("config: worker.queue.rescue_margin_seconds is %d; it must be between 0 and 3600", m)
+	}
+	if u := w.Queue.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		return fmt.Errorf("config: worker.queue.url must be a postgres:// URL, or empty for the local SQLite queue")
 	}
 	if w.Agent.Command != "" && strings.TrimSpace(w.Agent.Command) == "" {
 		return fmt.Errorf("config: worker.agent.command must not be blank")

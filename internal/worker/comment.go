@@ -100,6 +100,15 @@ var (
 	msgFallbackNote  = i18n.Msg{JA: "## baton worker: ドラフトのプルリクエストを作りました\n\nエージェントはプルリクエストを作らずに終了しましたが、ブランチ `%s` にコミットが残っていたため、それを push してドラフト %s を作りました。内容を確認してください。", EN: "## baton worker: draft pull request opened\n\nThe agent ended without opening a pull request, but its branch `%s` had commits, so baton pushed them and opened the draft %s. Please review it."}
 	msgFallbackTitle = i18n.Msg{JA: "【下書き】%s", EN: "Draft: %s"}
 	msgFallbackBody  = i18n.Msg{JA: "Closes #%d\n\nエージェントがプルリクエストを作らずに終了したため、baton worker がブランチのコミットからこのドラフトを作りました。エージェントの最後の回答:\n\n%s", EN: "Closes #%d\n\nThe agent ended without opening a pull request, so baton worker opened this draft from the branch's commits. The agent's last answer:\n\n%s"}
+	msgFailNoResume  = i18n.Msg{JA: "- **再開:** しませんでした。残り時間 %s が min_resume_minutes（%d 分）未満でした。", EN: "- **Resume:** skipped: %s of the budget left, less than min_resume_minutes (%d)."}
+	msgFailRescue    = i18n.Msg{JA: "- **引き継ぎ:** %s", EN: "- **Rescue:** %s"}
+	msgDoneHeading   = i18n.Msg{JA: "## baton worker: プルリクエストができました", EN: "## baton worker: pull request opened"}
+	msgDonePR        = i18n.Msg{JA: "- **プルリクエスト:** %s", EN: "- **Pull request:** %s"}
+	msgDoneDuration  = i18n.Msg{JA: "- **所要時間:** %s", EN: "- **Duration:** %s"}
+	msgDoneHost      = i18n.Msg{JA: "- **ホスト:** %s", EN: "- **Host:** %s"}
+	msgDoneResumed   = i18n.Msg{JA: "- **再開:** セッションを 1 回再開しました", EN: "- **Resumed:** the session was resumed once"}
+	msgDoneRescued   = i18n.Msg{JA: "- **引き継ぎ:** 応答しなくなったホスト %s の実行を引き継ぎました（%s）", EN: "- **Rescued:** continued the run of host %s, which stopped answering (%s)"}
+	msgDoneFinal     = i18n.Msg{JA: "エージェントの最後のメッセージ", EN: "The agent's final message"}
 	msgClaim         = i18n.Msg{JA: "baton worker（%s）がこの Issue に取り組んでいます。", EN: "baton worker (%s) is working on this issue."}
 )
 
@@ -127,6 +136,49 @@ func neutralizeFences(s string) string {
 	})
 }
 
+// resumeSkip says why a session was not resumed: too little budget left.
+type resumeSkip struct {
+	Left       time.Duration
+	MinMinutes int
+}
+
+// commentFinal is the most characters of the agent's final message in a
+// success comment.
+const commentFinal = 4000
+
+// success is what a success comment reports.
+type success struct {
+	PullRequest string
+	Duration    time.Duration
+	Host        string
+	Resumed     bool
+	RescuedFrom string
+	RescueNote  string
+	// Final is the agent's final message.
+	Final string
+}
+
+// successComment renders the comment posted on an issue that got its pull
+// request: the link, how long it took, on which host, whether the session
+// was resumed or the run rescued, and the agent's final message (its end,
+// redacted, fences broken).
+func successComment(lang i18n.Lang, c cleaner, s success) string {
+	var b strings.Builder
+	b.WriteString(msgDoneHeading.In(lang) + "\n\n")
+	b.WriteString(msgDonePR.Format(lang, s.PullRequest) + "\n")
+	b.WriteString(msgDoneDuration.Format(lang, s.Duration.Round(time.Second)) + "\n")
+	b.WriteString(msgDoneHost.Format(lang, c.clean(s.Host)) + "\n")
+	if s.Resumed {
+		b.WriteString(msgDoneResumed.In(lang) + "\n")
+	}
+	if s.RescuedFrom != "" {
+		b.WriteString(msgDoneRescued.Format(lang, c.clean(s.RescuedFrom), oneLine(c.clean(s.RescueNote))) + "\n")
+	}
+	final := neutralizeFences(lastChars(c.clean(strings.TrimSpace(s.Final)), commentFinal))
+	b.WriteString(details(msgDoneFinal.In(lang), final))
+	return capComment(b.String())
+}
+
 // failure is what a failure comment reports.
 type failure struct {
 	Category       Category
@@ -137,6 +189,10 @@ type failure struct {
 	Branch         string
 	WorktreeKept   bool
 	Trigger        string
+	// ResumeSkipped: the session was not resumed for lack of budget.
+	ResumeSkipped *resumeSkip
+	// Rescue says how a rescued run started.
+	Rescue string
 }
 
 // failureComment renders the comment posted on an issue the worker gave up
@@ -158,6 +214,12 @@ func failureComment(lang i18n.Lang, c cleaner, f failure) string {
 	b.WriteString(msgFailTimeout.Format(lang, f.TimeoutMinutes) + "\n")
 	if f.Error != "" {
 		b.WriteString(msgFailError.Format(lang, neutralizeFences(oneLine(lastChars(c.clean(f.Error), commentError)))) + "\n")
+	}
+	if f.ResumeSkipped != nil {
+		b.WriteString(msgFailNoResume.Format(lang, f.ResumeSkipped.Left.Round(time.Second), f.ResumeSkipped.MinMinutes) + "\n")
+	}
+	if f.Rescue != "" {
+		b.WriteString(msgFailRescue.Format(lang, neutralizeFences(oneLine(c.clean(f.Rescue)))) + "\n")
 	}
 	if f.WorktreeKept {
 		b.WriteString(msgFailWorktree.Format(lang, f.Branch) + "\n")

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/githubtest"
 )
@@ -40,8 +38,14 @@ func TestFlowPullRequest(t *testing.T) {
 		t.Errorf("branch = %q; want baton/%d-<time>", rec.Branch, n)
 	}
 	h.wantLabels(t, n, doneLabels, activeLabels)
-	if got := h.workerComments(n); len(got) != 0 {
-		t.Errorf("worker comments left = %v; want none (the claim is deleted, success needs no comment)", got)
+	got := h.workerComments(n)
+	if len(got) != 1 {
+		t.Fatalf("worker comments = %v; want the success comment alone (the claim is deleted)", got)
+	}
+	for _, want := range []string{"pull request opened", rec.PullRequest.URL, "**Duration:**", "**Host:** test-host", "opened", markerWorker} {
+		if !strings.Contains(got[0].Body, want) {
+			t.Errorf("success comment lacks %q:\n%s", want, got[0].Body)
+		}
 	}
 	if len(readInvocations(t, h.agentLog())) != 1 {
 		t.Errorf("agent ran %d times; want 1", len(readInvocations(t, h.agentLog())))
@@ -225,7 +229,7 @@ func TestFlowNoFallbackWithoutCommits(t *testing.T) {
 	h.wantLabels(t, n, failedLabels, activeLabels)
 }
 
-func TestFlowKeepsUncommittedWork(t *testing.T) {
+func TestFlowCheckpointsUncommittedWork(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.addIssue("Add export", "body")
@@ -233,11 +237,13 @@ func TestFlowKeepsUncommittedWork(t *testing.T) {
 	opts.Config.Worker.Agent.Command = shellAgent(t, `echo draft > notes.txt; echo '{"type":"result","is_error":false,"result":"x"}'`)
 	opts.Config.Worker.Execution.MinResumeMinutes = 240
 	rec := onlyRun(t, cycle(t, newWorker(t, opts)))
-	if !rec.WorktreeKept {
-		t.Fatalf("worktree removed although it held uncommitted work")
+	// The checkpoint at the end of the agent's run committed and pushed
+	// its work; the draft pull request is opened from it.
+	if got := h.git(t, h.bare, "show", rec.Branch+":notes.txt"); got != "draft" {
+		t.Errorf("notes.txt on the pushed branch = %q; want the agent's uncommitted work", got)
 	}
-	if b, err := os.ReadFile(filepath.Join(rec.Worktree, "notes.txt")); err != nil || string(b) != "draft\n" {
-		t.Errorf("uncommitted file = %q, %v; want it kept", b, err)
+	if rec.State != StateDone || rec.PullRequest == nil || !rec.PullRequest.Fallback {
+		t.Errorf("run = %s %+v; want done with a draft from the checkpoint", rec.State, rec.PullRequest)
 	}
 }
 
@@ -246,17 +252,19 @@ func TestFlowClaimContest(t *testing.T) {
 	tests := []struct {
 		name    string
 		until   time.Time
+		author  string
 		wantRun bool
 	}{
-		{"live claim of another host wins", time.Now().Add(time.Hour), true},
-		{"lapsed claim is ignored", time.Now().Add(-time.Hour), false},
+		{"live claim of another host wins", time.Now().Add(time.Hour), githubtest.DefaultLogin, true},
+		{"lapsed claim is ignored", time.Now().Add(-time.Hour), githubtest.DefaultLogin, false},
+		{"claim imitated by another account is ignored", time.Now().Add(time.Hour), "mallory", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
 			n := h.addIssue("Add export", "body")
-			other := h.gh.AddComment(githubtest.Comment{Issue: n, Body: claimComment("en", "20260101T000000Z-0ther000", "other-host", tt.until)})
+			other := h.gh.AddComment(githubtest.Comment{Issue: n, Author: tt.author, Body: claimComment("en", "20260101T000000Z-0ther000", "other-host", tt.until)})
 			// The other host's claim came first; this worker reads the
 			// issue before the other host's labels arrive.
 			res := cycle(t, newWorker(t, h.options(t, "log,pr", "log")))
@@ -279,7 +287,7 @@ func TestFlowClaimContest(t *testing.T) {
 				return
 			}
 			if rec := onlyRun(t, res); rec.State != StateDone {
-				t.Errorf("state = %s; want done over a lapsed claim", rec.State)
+				t.Errorf("state = %s; want done over a claim that does not count", rec.State)
 			}
 		})
 	}
@@ -317,7 +325,7 @@ func TestFlowTwoHostsOneIssue(t *testing.T) {
 	if inv := readInvocations(t, h.agentLog()); len(inv) != 1 {
 		t.Errorf("agent ran %d times; want once", len(inv))
 	}
-	if c := h.workerComments(n); len(c) != 0 {
+	if c := h.claimComments(n); len(c) != 0 {
 		t.Errorf("claim comments left: %v", c)
 	}
 	h.wantLabels(t, n, doneLabels, activeLabels)
@@ -381,44 +389,30 @@ func TestFlowGitHubFaults(t *testing.T) {
 	})
 }
 
-func TestFlowStaleRunPutBack(t *testing.T) {
+func TestFlowOrphanPutBack(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	dead := h.gh.AddIssue(githubtest.Issue{Title: "dead", Labels: []string{config.DefaultWorkerInProgress}, AuthorAssociation: "OWNER"})
-	live := h.gh.AddIssue(githubtest.Issue{Title: "live", Labels: []string{config.DefaultWorkerInProgress}, AuthorAssociation: "OWNER"})
-	opts := h.options(t, "log", "log")
+	// Labelled in progress by a host whose job is gone from the queue.
+	n := h.gh.AddIssue(githubtest.Issue{Title: "orphan", Labels: []string{config.DefaultWorkerInProgress}, AuthorAssociation: "OWNER"})
+	h.gh.AddComment(githubtest.Comment{Issue: n, Body: claimComment("en", "run-dead", "dead-host", time.Now().Add(time.Hour)), Author: h.gh.Login})
+	opts := h.options(t, "log,pr", "log")
 	w := newWorker(t, opts)
-	for _, n := range []int{dead, live} {
-		claim := h.gh.AddComment(githubtest.Comment{Issue: n, Body: claimComment("en", "run-"+strconv.Itoa(n), "test-host", time.Now().Add(time.Hour)), Author: h.gh.Login})
-		rec := &Record{ID: "run-" + strconv.Itoa(n), Repo: "acme/widgets", Issue: n, State: StateRunning, Step: "agent", StartedAt: time.Now(), ClaimCommentID: claim}
-		if err := w.Store().Save(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// A worker on this machine still holds the live issue.
-	lock := flock.New(w.lockPath("acme/widgets", live))
-	if err := os.MkdirAll(filepath.Dir(lock.Path()), 0o700); err != nil {
+	// A record of this machine's earlier process, dead now.
+	if err := w.Store().Save(&Record{ID: "run-dead", Repo: "acme/widgets", Issue: n, Host: opts.Host, PID: 1 << 30, State: StateRunning, StartedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := lock.TryLock(); !ok || err != nil {
-		t.Fatalf("lock: %v %v", ok, err)
-	}
-	defer lock.Unlock()
-
 	res := cycle(t, w)
-	if len(res.Recovered) != 1 || res.Recovered[0].Issue != dead || res.Recovered[0].State != StateInterrupted {
-		t.Fatalf("recovered = %+v; want the dead run only, interrupted", res.Recovered)
+	if len(res.Recovered) != 1 || res.Recovered[0].State != StateInterrupted {
+		t.Errorf("recovered = %+v; want the dead process's record marked interrupted", res.Recovered)
 	}
-	if len(res.Runs) != 1 || res.Runs[0].Issue != dead {
-		t.Errorf("runs = %d; want the put-back issue run again in the same cycle", len(res.Runs))
+	if rec := onlyRun(t, res); rec.Issue != n || rec.State != StateDone {
+		t.Fatalf("run = #%d %s; want the orphan put back and run", rec.Issue, rec.State)
 	}
-	h.wantLabels(t, live, []string{config.DefaultWorkerInProgress}, []string{config.DefaultWorkerTrigger})
-	if c := h.workerComments(live); len(c) != 1 {
-		t.Errorf("live run's claim touched: %v", c)
-	}
-	st, err := w.Status(10)
-	if err != nil || len(st.Running) != 1 || st.Running[0].Issue != live {
-		t.Errorf("status running = %+v, %v; want the live run", st, err)
+	h.wantLabels(t, n, doneLabels, activeLabels)
+	for _, c := range h.workerComments(n) {
+		if _, _, ok := parseClaim(c.Body); ok {
+			t.Errorf("claim comment left: %q", c.Body)
+		}
 	}
 }
 

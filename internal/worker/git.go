@@ -101,3 +101,28 @@ func (g gitRunner) push(ctx context.Context, dir, branch string) error {
 	_, err := g.run(ctx, dir, "push", "origin", "HEAD:refs/heads/"+branch)
 	return err
 }
+
+// remoteBranchExists reports whether origin has the branch (as of the last
+// fetch).
+func (g gitRunner) remoteBranchExists(ctx context.Context, repo, branch string) bool {
+	if branch == "" {
+		return false
+	}
+	_, err := g.run(ctx, repo, "rev-parse", "--verify", "--quiet", "refs/remotes/origin/"+branch)
+	return err == nil
+}
+
+// commitAll commits every change of the worktree, untracked files
+// included, skipping hooks. Without a git identity configured, the commit
+// is the worker's.
+func (g gitRunner) commitAll(ctx context.Context, dir, message string) error {
+	if _, err := g.run(ctx, dir, "add", "-A"); err != nil {
+		return err
+	}
+	args := []string{"commit", "-q", "--no-verify", "-m", message}
+	if email, err := g.run(ctx, dir, "config", "user.email"); err != nil || email == "" {
+		args = append([]string{"-c", "user.name=baton worker", "-c", "user.email=baton-worker@localhost"}, args...)
+	}
+	_, err := g.run(ctx, dir, args...)
+	return err
+}

@@ -284,6 +284,17 @@ func (h *harness) workerComments(n int) []githubtest.Comment {
 	return out
 }
 
+// claimComments returns the claim comments on issue n.
+func (h *harness) claimComments(n int) []githubtest.Comment {
+	var out []githubtest.Comment
+	for _, c := range h.gh.Comments(n) {
+		if _, _, ok := parseClaim(c.Body); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // cycle runs one cycle and fails t on a cycle error.
 func cycle(t *testing.T, w *Worker) *CycleResult {
 	t.Helper()

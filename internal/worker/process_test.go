@@ -40,7 +40,8 @@ func (h *harness) batonCommand(t *testing.T, bin, first, resume string, args ...
 	doc := map[string]any{"worker": map[string]any{
 		"repositories": []map[string]any{{"repo": "acme/widgets", "path": h.clone}},
 		"agent":        map[string]any{"command": opts.Config.Worker.Agent.Command, "env": opts.Config.Worker.Agent.Env},
-		"execution":    map[string]any{"min_resume_minutes": 240},
+		"execution":    map[string]any{"min_resume_minutes": 240, "timeout_minutes": 20},
+		"queue":        map[string]any{"rescue_margin_seconds": 0},
 	}}
 	b, err := yaml.Marshal(doc)
 	if err != nil {
@@ -53,6 +54,9 @@ func (h *harness) batonCommand(t *testing.T, bin, first, resume string, args ...
 	cmd.Env = append(append([]string(nil), h.gitEnv...),
 		"XDG_CONFIG_HOME="+filepath.Join(h.home, ".config"),
 		"XDG_DATA_HOME="+filepath.Join(h.home, ".local", "share"),
+		// A configured minute lasts a second: a killed host's job is
+		// rescued within a minute.
+		"BATON_WORKER_MINUTE=1s",
 		"LANG=C.UTF-8")
 	return cmd
 }
@@ -128,16 +132,17 @@ func TestProcessKilledWorkerIsRecovered(t *testing.T) {
 	syscall.Kill(-pids[0], syscall.SIGKILL)
 	h.wantLabels(t, n, []string{config.DefaultWorkerInProgress}, []string{config.DefaultWorkerTrigger})
 
-	// The next worker on this machine puts the issue back and runs it.
+	// The next worker on this machine marks its record interrupted, and
+	// once the queue rescues the job (budget + steps + margin), runs it.
 	res := runOnce(t, h.batonProcess(t, bin, "log,pr", "log"))
 	if len(res.Recovered) != 1 || res.Recovered[0].State != StateInterrupted || res.Recovered[0].Issue != n {
 		t.Fatalf("recovered = %+v; want the killed run, interrupted", res.Recovered)
 	}
-	if !res.Recovered[0].WorktreeKept {
-		t.Errorf("the killed run's worktree is not kept")
-	}
 	if len(res.Runs) != 1 || res.Runs[0].State != StateDone {
-		t.Fatalf("runs = %s; want the issue run again to done", describeRuns(res.Runs))
+		t.Fatalf("runs = %s (skipped %v, errors %v); want the issue run again to done", describeRuns(res.Runs), res.Skipped, res.Errors)
+	}
+	if r := res.Runs[0]; r.Attempt != 2 || r.RescuedFrom == "" {
+		t.Errorf("run attempt %d rescued from %q; want the job's second attempt, rescued", r.Attempt, r.RescuedFrom)
 	}
 	h.wantLabels(t, n, doneLabels, activeLabels)
 	for _, c := range h.workerComments(n) {

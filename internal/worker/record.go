@@ -17,7 +17,7 @@ import (
 // The states of a run.
 const (
 	// StateRunning: a worker is working on the issue (or died doing so;
-	// recovery tells the two apart by the issue's lock).
+	// the queue then gives the job to another host).
 	StateRunning = "running"
 	// StateDone: a pull request is linked; the issue is labelled done.
 	StateDone = "done"
@@ -66,6 +66,16 @@ type Record struct {
 	ResumeNote string `json:"resume_note,omitempty"`
 
 	PullRequest *PullRequestRef `json:"pull_request,omitempty"`
+
+	// JobID is the run's job in the queue; Attempt counts the hosts that
+	// took it (2 or more: rescued from a host that stopped answering).
+	JobID   int64 `json:"job_id,omitempty"`
+	Attempt int   `json:"attempt,omitempty"`
+	// RescuedFrom is the host whose run this one continues.
+	RescuedFrom string `json:"rescued_from,omitempty"`
+	// RescueNote says how a rescued run started: from the checkpoint, or
+	// fresh when there was none.
+	RescueNote string `json:"rescue_note,omitempty"`
 
 	// ClaimCommentID is the run's claim comment; zero once deleted.
 	ClaimCommentID int64 `json:"claim_comment_id,omitempty"`

@@ -5,16 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
+	"syscall"
 
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/tracker/github"
 )
 
-// Recover puts in order the issues of earlier runs on this machine: a run
-// still marked running whose lock nobody holds belonged to a worker that
-// died, so its issue goes back to the trigger label; a finished run whose
-// labels or comment did not reach GitHub gets them now.
+// Recover puts in order the records of earlier runs on this machine. A
+// finished run whose labels or comment did not reach GitHub gets them now.
+// A run still marked running whose process is gone is marked interrupted
+// here only: its job went back to the queue (River rescues it), which runs
+// it again from its checkpoint, so the issue is left as it is.
 func (w *Worker) Recover(ctx context.Context) ([]*Record, error) {
 	recs, err := w.store.List()
 	if err != nil {
@@ -24,29 +25,29 @@ func (w *Worker) Recover(ctx context.Context) ([]*Record, error) {
 	var errs []error
 	clients := map[string]*github.Client{}
 	for _, rec := range recs {
-		pending := rec.LabelsPending || rec.CommentPending != "" || (rec.ClaimCommentID != 0 && rec.State != StateRunning)
-		if rec.State != StateRunning && !pending {
-			continue
-		}
-		lock, ok := w.tryLock(rec.Repo, rec.Issue)
-		if !ok {
-			continue // a live worker on this machine has it
-		}
 		if rec.State == StateRunning {
+			if w.live(rec) {
+				continue
+			}
 			rec.State = StateInterrupted
-			rec.Summary = "the worker stopped during the run; the issue was put back"
+			rec.Summary = "the worker stopped during the run; the queue gives its job to a host that continues it"
 			rec.FinishedAt = w.opts.Now()
-			rec.LabelsPending = true
 			rec.WorktreeKept = rec.Worktree != ""
+			// The claim comment is the rescuing run's to delete.
+			rec.ClaimCommentID = 0
 			if err := w.store.Save(rec); err != nil {
 				errs = append(errs, err)
 			}
+			out = append(out, rec)
+			continue
+		}
+		if !rec.LabelsPending && rec.CommentPending == "" && rec.ClaimCommentID == 0 {
+			continue
 		}
 		client, ok := clients[rec.Repo]
 		if !ok {
 			client, err = w.opts.Client(ctx, w.repoByName(rec.Repo))
 			if err != nil {
-				lock.Unlock()
 				errs = append(errs, fmt.Errorf("recover %s#%d: %w", rec.Repo, rec.Issue, err))
 				continue
 			}
@@ -56,25 +57,35 @@ func (w *Worker) Recover(ctx context.Context) ([]*Record, error) {
 		if err := w.store.Save(rec); err != nil {
 			errs = append(errs, err)
 		}
-		lock.Unlock()
 		w.log.Info("recovered run", "run", rec.ID, "repo", rec.Repo, "issue", rec.Issue, "state", rec.State)
 		out = append(out, rec)
 	}
 	return out, errors.Join(errs...)
 }
 
+// live reports whether the process of a running record is alive: this one,
+// or another on this host.
+func (w *Worker) live(rec *Record) bool {
+	if rec.Host != w.opts.Host {
+		return false
+	}
+	if rec.PID == w.opts.PID {
+		return true
+	}
+	err := syscall.Kill(rec.PID, 0)
+	return rec.PID > 0 && (err == nil || errors.Is(err, syscall.EPERM))
+}
+
 // repoByName returns the configured repository, or one with only its name
 // when it is no longer configured.
 func (w *Worker) repoByName(repo string) config.WorkerRepo {
-	for _, r := range w.opts.Config.Worker.Repositories {
-		if strings.EqualFold(r.Repo, repo) {
-			return r
-		}
+	if r, ok := w.configuredRepo(repo); ok {
+		return r
 	}
 	return config.WorkerRepo{Repo: repo}
 }
 
-// Status is what `baton worker status` shows.
+// Status is what `baton worker status` shows of this machine's records.
 type Status struct {
 	// Running are the runs in progress on this machine.
 	Running []*Record `json:"running"`
@@ -83,7 +94,7 @@ type Status struct {
 }
 
 // Status returns the runs in progress and the last n finished ones. A run
-// marked running whose worker is gone is reported as interrupted.
+// marked running whose process is gone is reported as interrupted.
 func (w *Worker) Status(n int) (*Status, error) {
 	recs, err := w.store.List()
 	if err != nil {
@@ -92,14 +103,12 @@ func (w *Worker) Status(n int) (*Status, error) {
 	st := &Status{Running: []*Record{}, Recent: []*Record{}}
 	for _, rec := range recs {
 		if rec.State == StateRunning {
-			if lock, ok := w.tryLock(rec.Repo, rec.Issue); ok {
-				lock.Unlock()
-				rec.State = StateInterrupted
-				rec.Summary = "the worker is gone; the next cycle puts the issue back"
-			} else {
+			if w.live(rec) {
 				st.Running = append(st.Running, rec)
 				continue
 			}
+			rec.State = StateInterrupted
+			rec.Summary = "the worker is gone; the queue gives its job to another host"
 		}
 		if len(st.Recent) < n {
 			st.Recent = append(st.Recent, rec)

@@ -1,10 +1,12 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +25,7 @@ type run struct {
 	labels config.WorkerLabels
 	issue  *tracker.Issue
 	rec    *Record
+	job    *jobRun
 }
 
 // save writes the run's record; a failure to write is logged, never fatal:
@@ -47,28 +50,47 @@ func (r *run) problem(op string, err error) {
 	r.w.log.Warn("run problem", "run", r.rec.ID, "op", op, "err", msg)
 }
 
-// runIssue claims and runs one issue. It returns nil and the reason when the
-// issue was not run.
-func (w *Worker) runIssue(ctx context.Context, client *github.Client, repo config.WorkerRepo, number int) (*Record, string) {
-	lock, ok := w.tryLock(repo.Repo, number)
-	if !ok {
-		return nil, SkipLocked
-	}
-	defer lock.Unlock()
+// jobRun is what the queue tells a run about its job.
+type jobRun struct {
+	q       *Queue
+	id      int64
+	attempt int
+	// checkpoint is what an earlier host saved of the run, or nil.
+	checkpoint *checkpoint
+	// rescuedFrom is the host that took the job before, when this run
+	// continues its run.
+	rescuedFrom string
+	// stopping is closed once the worker was told to stop.
+	stopping <-chan struct{}
+}
 
-	// The list may be minutes old: read the issue again under the lock.
+// rescue reports whether the job was taken by a host before.
+func (j *jobRun) rescue() bool {
+	return j != nil && (j.checkpoint != nil || j.attempt > 1)
+}
+
+// runIssue claims and runs one issue of a job. It returns nil and the
+// reason when the issue was not run.
+func (w *Worker) runIssue(ctx context.Context, client *github.Client, repo config.WorkerRepo, number int, jr *jobRun) (*Record, string) {
+	// The job may be minutes old: read the issue again.
 	is, err := client.Issue(ctx, number)
 	if err != nil {
 		w.log.Warn("read issue", "repo", repo.Repo, "issue", number, "err", tracker.Summary(err))
 		return nil, SkipClaimFailed
 	}
 	labels := repo.LabelSet()
-	if why := eligibility(is, labels); why != "" {
+	why := eligibility(is, labels)
+	if jr.rescue() && slices.Contains(is.Labels, labels.InProgress) {
+		// A rescued job's issue is still labelled in progress by the
+		// host that died.
+		why = eligibility(&tracker.Issue{State: is.State, Labels: []string{labels.Trigger}, AuthorAssociation: is.AuthorAssociation}, labels)
+	}
+	if why != "" {
 		return nil, why
 	}
 
 	now := w.opts.Now()
-	r := &run{w: w, client: client, repo: repo, labels: labels, issue: is, rec: &Record{
+	r := &run{w: w, client: client, repo: repo, labels: labels, issue: is, job: jr, rec: &Record{
 		ID:             newRunID(now),
 		Repo:           repo.Repo,
 		Issue:          number,
@@ -80,6 +102,15 @@ func (w *Worker) runIssue(ctx context.Context, client *github.Client, repo confi
 		StartedAt:      now,
 		TimeoutMinutes: w.opts.Config.Worker.Execution.Timeout(),
 	}}
+	if jr != nil {
+		r.rec.JobID, r.rec.Attempt = jr.id, jr.attempt
+		if jr.rescue() {
+			r.rec.RescuedFrom = cmp.Or(jr.rescuedFrom, "?")
+			if jr.checkpoint != nil {
+				r.rec.RescuedFrom = cmp.Or(jr.checkpoint.Host, r.rec.RescuedFrom)
+			}
+		}
+	}
 	r.step("claim")
 	if !r.claim(ctx) {
 		return nil, SkipClaimLost
@@ -88,12 +119,55 @@ func (w *Worker) runIssue(ctx context.Context, client *github.Client, repo confi
 	return r.rec, ""
 }
 
+// login returns the GitHub login of a repository's client, asked once.
+func (w *Worker) login(ctx context.Context, client *github.Client, repo string) (string, error) {
+	if v, ok := w.logins.Load(strings.ToLower(repo)); ok {
+		return v.(string), nil
+	}
+	login, err := client.Login(ctx)
+	if err != nil {
+		return "", err
+	}
+	w.logins.Store(strings.ToLower(repo), login)
+	return login, nil
+}
+
+// deleteOwnClaims deletes the claim comments the worker's own identity
+// left on an issue, but keep.
+func (w *Worker) deleteOwnClaims(ctx context.Context, client *github.Client, n int, keep int64) error {
+	owner, name := client.Repo()
+	login, err := w.login(ctx, client, owner+"/"+name)
+	if err != nil {
+		return err
+	}
+	comments, err := client.Comments(ctx, n)
+	if err != nil {
+		return err
+	}
+	for _, cm := range comments {
+		if _, _, ok := parseClaim(cm.Body); ok && cm.ID != keep && strings.EqualFold(cm.Author, login) {
+			if err := w.retry(ctx, func() error { return client.DeleteComment(ctx, cm.ID) }); err != nil && tracker.KindOf(err) != tracker.KindNotFound {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // claim takes the issue on GitHub: the in-progress label in place of the
-// trigger, then a claim comment. Of all live claim comments the lowest id
-// wins; a loser deletes its own and reports false. A claim that fails part
-// way is undone.
+// trigger, then a claim comment. Only claim comments written by the
+// worker's own GitHub identity count (anyone can write one that looks
+// alike); of the live ones the lowest id wins, and a loser deletes its own
+// and reports false. A rescued run first deletes the claims of the runs it
+// continues. A claim that fails part way is undone.
 func (r *run) claim(ctx context.Context) bool {
 	n := r.rec.Issue
+	login, err := r.w.login(ctx, r.client, r.repo.Repo)
+	if err != nil {
+		r.problem("claim: read the token's user", err)
+		r.abandon(ctx, "claim-failed")
+		return false
+	}
 	if err := r.w.retry(ctx, func() error { return r.client.AddLabels(ctx, n, r.labels.InProgress) }); err != nil {
 		r.problem("claim: add label "+r.labels.InProgress, err)
 		r.abandon(ctx, "claim-failed")
@@ -103,6 +177,11 @@ func (r *run) claim(ctx context.Context) bool {
 		r.problem("claim: remove label "+r.labels.Trigger, err)
 		r.abandon(ctx, "claim-failed")
 		return false
+	}
+	if r.job.rescue() {
+		if err := r.w.deleteOwnClaims(ctx, r.client, n, 0); err != nil {
+			r.problem("claim: delete the earlier run's claim", err)
+		}
 	}
 	budget := time.Duration(r.rec.TimeoutMinutes)*r.w.opts.Minute + claimMargin
 	until := r.rec.StartedAt.Add(budget)
@@ -128,6 +207,9 @@ func (r *run) claim(ctx context.Context) bool {
 	winner := c.ID
 	now := r.w.opts.Now()
 	for _, cm := range comments {
+		if !strings.EqualFold(cm.Author, login) {
+			continue
+		}
 		if _, until, ok := parseClaim(cm.Body); ok && cm.ID < winner && (until.IsZero() || until.After(now)) {
 			winner = cm.ID
 		}
@@ -162,7 +244,9 @@ func (r *run) abandon(ctx context.Context, why string) {
 }
 
 // work runs the claimed issue to its end: worktree, prompt, agent, resume,
-// pull request, labels, comment, clean-up.
+// pull request, labels, comment, clean-up. A rescued run starts from its
+// checkpoint: the worktree from the pushed branch, the agent's conversation
+// from the stored transcript.
 func (r *run) work(ctx context.Context) {
 	rec := r.rec
 	x := r.w.opts.Config.Worker.Execution
@@ -170,26 +254,52 @@ func (r *run) work(ctx context.Context) {
 	owner, name := r.repo.OwnerName()
 	clone := r.w.expandHome(r.repo.Path)
 	base := r.repo.Branch()
-	// The branch and folder are named after the issue and the start time; a
-	// run killed earlier in the same second keeps its branch and worktree,
-	// so a later run takes the next free suffix instead of failing.
-	name0 := strconv.Itoa(rec.Issue) + "-" + started.UTC().Format("20060102T150405Z")
 	worktreeRoot := filepath.Join(r.w.opts.DataDir, "worktrees", owner, name)
-	stamp := name0
-	for i := 2; i < 100; i++ {
-		_, statErr := os.Stat(filepath.Join(worktreeRoot, stamp))
-		if os.IsNotExist(statErr) && !r.w.git.branchExists(ctx, clone, "baton/"+stamp) {
-			break
-		}
-		stamp = name0 + "-" + strconv.Itoa(i)
-	}
-	rec.Branch = "baton/" + stamp
-	worktree := filepath.Join(worktreeRoot, stamp)
 
 	r.step("worktree")
 	if err := r.w.git.fetch(ctx, clone); err != nil {
 		r.finish(ctx, outcome{category: GitFetch, err: err})
 		return
+	}
+	var cp *checkpoint
+	if r.job != nil && r.job.checkpoint != nil && r.w.git.remoteBranchExists(ctx, clone, r.job.checkpoint.Branch) {
+		cp = r.job.checkpoint
+	}
+	var worktree string
+	if cp != nil {
+		// The branch the run pushed; a worktree of it left on this host
+		// (a run stopped here) gives way to the pushed state.
+		rec.Branch = cp.Branch
+		worktree = filepath.Join(worktreeRoot, strings.TrimPrefix(cp.Branch, "baton/"))
+		if _, err := os.Stat(worktree); err == nil {
+			if err := r.w.git.removeWorktree(ctx, clone, worktree); err != nil {
+				r.problem("remove the stopped run's worktree", err)
+			}
+		}
+		if r.w.git.branchExists(ctx, clone, cp.Branch) {
+			if err := r.w.git.deleteBranch(ctx, clone, cp.Branch); err != nil {
+				r.problem("delete the stopped run's branch", err)
+			}
+		}
+		base = cp.Branch
+	} else {
+		// The branch and folder are named after the issue and the start
+		// time; a run killed earlier in the same second keeps its branch
+		// and worktree, so a later run takes the next free suffix.
+		name0 := strconv.Itoa(rec.Issue) + "-" + started.UTC().Format("20060102T150405Z")
+		stamp := name0
+		for i := 2; i < 100; i++ {
+			_, statErr := os.Stat(filepath.Join(worktreeRoot, stamp))
+			if os.IsNotExist(statErr) && !r.w.git.branchExists(ctx, clone, "baton/"+stamp) {
+				break
+			}
+			stamp = name0 + "-" + strconv.Itoa(i)
+		}
+		rec.Branch = "baton/" + stamp
+		worktree = filepath.Join(worktreeRoot, stamp)
+		if r.job.rescue() {
+			rec.RescueNote = "no checkpoint from " + rec.RescuedFrom + ": started fresh"
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(worktree), 0o700); err != nil {
 		r.finish(ctx, outcome{category: WorktreeCreation, err: err})
@@ -217,8 +327,17 @@ func (r *run) work(ctx context.Context) {
 	// The budget is fixed here, once, for the first run and the resume.
 	rec.Deadline = r.w.opts.Now().Add(time.Duration(x.Timeout()) * r.w.opts.Minute)
 	r.step("agent")
-	first := r.agent(ctx, "first", prompt, false)
-	if first.Interrupted {
+	var first Attempt
+	if cp != nil && cp.SessionID != "" && len(cp.Transcript) > 0 && r.layTranscript(cp) {
+		rec.RescueNote = "continued from the checkpoint of " + cp.Host + " (session " + cp.SessionID + ")"
+		first = r.agent(ctx, "rescue", resumePrompt, []string{"--resume", cp.SessionID})
+	} else {
+		if cp != nil {
+			rec.RescueNote = "continued the branch of " + cp.Host + "; no transcript: new session"
+		}
+		first = r.agent(ctx, "first", prompt, nil)
+	}
+	if first.Interrupted || (first.TimedOut && stopped(r.job.stoppingChan())) {
 		r.interrupted(ctx)
 		return
 	}
@@ -233,8 +352,8 @@ func (r *run) work(ctx context.Context) {
 		if left >= minimum {
 			r.step("resume")
 			rec.Resumed = true
-			second := r.agent(ctx, "resume", resumePrompt, true)
-			if second.Interrupted {
+			second := r.agent(ctx, "resume", resumePrompt, []string{"--continue"})
+			if second.Interrupted || (second.TimedOut && stopped(r.job.stoppingChan())) {
 				r.interrupted(ctx)
 				return
 			}
@@ -248,6 +367,7 @@ func (r *run) work(ctx context.Context) {
 			}
 		} else {
 			rec.ResumeNote = fmt.Sprintf("not resumed: %s left, less than min_resume_minutes (%d)", left.Round(time.Second), x.MinResume())
+			out.resumeSkipped = &resumeSkip{Left: left, MinMinutes: x.MinResume()}
 		}
 	}
 	if out.category == "" {
@@ -261,6 +381,15 @@ func (r *run) work(ctx context.Context) {
 	r.finish(ctx, out)
 }
 
+// stoppingChan is closed once the worker was told to stop; nil without a
+// job.
+func (j *jobRun) stoppingChan() <-chan struct{} {
+	if j == nil {
+		return nil
+	}
+	return j.stopping
+}
+
 // prompt renders one of the templates for the run.
 func (r *run) prompt(name string, d promptData) (string, error) {
 	tmpl, err := loadTemplate(r.w.opts.PromptDir, r.w.opts.Lang, name)
@@ -270,22 +399,19 @@ func (r *run) prompt(name string, d promptData) (string, error) {
 	return renderPrompt(tmpl, d)
 }
 
-// agent runs the agent once and records the attempt.
-func (r *run) agent(ctx context.Context, kind, prompt string, resume bool) Attempt {
+// agent runs the agent once (resume: the flags that continue a session)
+// and records the attempt. While it runs, and when it ends, the run is
+// checkpointed.
+func (r *run) agent(ctx context.Context, kind, prompt string, resume []string) Attempt {
 	cfg := r.w.opts.Config
 	args := []string{"-p"}
-	if resume {
-		args = append(args, "--continue")
-	}
+	args = append(args, resume...)
 	args = append(args, "--output-format", "json")
 	args = append(args, cfg.Worker.Agent.Args...)
-	env := append([]string(nil), r.w.opts.Environ...)
-	for _, k := range sortedKeys(cfg.Worker.Agent.Env) {
-		env = append(env, k+"="+cfg.Worker.Agent.Env[k])
-	}
-	env = append(env, "BATON_WORKER_RUN="+r.rec.ID)
+	env := r.agentEnv()
 	idx := len(r.rec.Attempts)
 	r.rec.Attempts = append(r.rec.Attempts, Attempt{Kind: kind, StartedAt: r.w.opts.Now(), ExitCode: -1})
+	stopCheckpoints := r.checkpointEvery(ctx)
 	a := runAgent(ctx, agentSpec{
 		Command:   r.w.expandHome(cfg.WorkerAgentCommand()),
 		Args:      args,
@@ -301,6 +427,7 @@ func (r *run) agent(ctx context.Context, kind, prompt string, resume bool) Attem
 			r.save()
 		},
 	})
+	stopCheckpoints()
 	a.Kind = kind
 	a.Stdout, a.Stderr = r.w.clean.clean(a.Stdout), r.w.clean.clean(a.Stderr)
 	if a.Result != nil {
@@ -309,7 +436,23 @@ func (r *run) agent(ctx context.Context, kind, prompt string, resume bool) Attem
 	a.Error = r.w.clean.clean(a.Error)
 	r.rec.Attempts[idx] = a
 	r.save()
+	sessionID := ""
+	if a.Result != nil {
+		sessionID = a.Result.SessionID
+	}
+	r.checkpoint(ctx, sessionID)
 	return a
+}
+
+// agentEnv is the agent's environment: the worker's, the configured
+// variables, and the run's id.
+func (r *run) agentEnv() []string {
+	cfg := r.w.opts.Config
+	env := append([]string(nil), r.w.opts.Environ...)
+	for _, k := range sortedKeys(cfg.Worker.Agent.Env) {
+		env = append(env, k+"="+cfg.Worker.Agent.Env[k])
+	}
+	return append(env, "BATON_WORKER_RUN="+r.rec.ID)
 }
 
 // outcome is how a run ends.
@@ -318,6 +461,8 @@ type outcome struct {
 	category Category
 	detail   string
 	err      error
+	// resumeSkipped: the session was not resumed for lack of budget.
+	resumeSkipped *resumeSkip
 }
 
 // classify names what went wrong in an attempt, or "" when it ended
@@ -343,8 +488,8 @@ func classify(a *Attempt) outcome {
 	return outcome{}
 }
 
-// findPR looks for the pull request of the run: open pull requests linked
-// to the issue, or pull requests from the run's branch.
+// findPR looks for the pull request of the run: a pull request from the
+// run's branch, linked to the issue or not.
 // When there is none it waits RecheckDelay and asks once more, since GitHub
 // links a new pull request to its issue with a delay.
 func (r *run) findPR(ctx context.Context, ran bool) *PullRequestRef {
@@ -366,9 +511,9 @@ func (r *run) findPR(ctx context.Context, ran bool) *PullRequestRef {
 			r.problem("find linked pull requests", err)
 		}
 		for _, p := range linked {
-			// An old pull request that closed the issue before it was
-			// opened again is not this run's.
-			if p.State == "open" || p.Head == r.rec.Branch {
+			// Only this run's: a person's pull request that closes the
+			// issue, or an old one, is not the agent's work.
+			if p.Head == r.rec.Branch {
 				return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: p.Draft}
 			}
 		}
@@ -486,6 +631,21 @@ func (r *run) finish(ctx context.Context, out outcome) {
 			rec.CommentPending = capComment(msgFallbackNote.Format(lang, rec.Branch, out.pr.URL))
 		} else {
 			rec.Summary = "pull request " + out.pr.URL
+			final := ""
+			for _, a := range rec.Attempts {
+				if a.Result != nil && a.Result.Result != "" {
+					final = a.Result.Result
+				}
+			}
+			rec.CommentPending = successComment(lang, r.w.clean, success{
+				PullRequest: out.pr.URL,
+				Duration:    rec.FinishedAt.Sub(rec.StartedAt),
+				Host:        rec.Host,
+				Resumed:     rec.Resumed,
+				RescuedFrom: rec.RescuedFrom,
+				RescueNote:  rec.RescueNote,
+				Final:       final,
+			})
 		}
 	} else {
 		rec.State = StateFailed
@@ -536,6 +696,8 @@ func (r *run) finish(ctx context.Context, out outcome) {
 			Branch:         rec.Branch,
 			WorktreeKept:   rec.WorktreeKept && rec.Worktree != "",
 			Trigger:        r.labels.Trigger,
+			ResumeSkipped:  out.resumeSkipped,
+			Rescue:         rec.RescueNote,
 		})
 	}
 	rec.LabelsPending = true

@@ -1,19 +1,23 @@
-// Package worker turns labelled issues into pull requests. For each
-// configured repository it takes the open issues that carry the trigger
-// label and were written by a trusted author, claims one (a lock file on this
-// machine, then labels and a claim comment on GitHub, where the lowest claim
-// wins), makes a fresh git worktree from the default branch, and runs the
-// agent CLI there with a prompt made from a template, under a wall-clock
-// budget fixed before the first run. When the agent ends without a pull
-// request linked to the issue, the session is resumed once with the time
+// Package worker turns labelled issues into pull requests. Its engine is a
+// River job queue (see Queue): Postgres when several hosts share it, a SQLite
+// file on one machine. The leader host polls GitHub and enqueues one job per
+// eligible issue (open, trigger label, trusted author), unique while it is
+// queued or running; every host works jobs, at most max_parallel at once.
+// A job is one run: labels and a claim comment on GitHub (where only the
+// worker's own identity's comments count), a git worktree from the default
+// branch, the agent CLI run there with a prompt made from a template under a
+// wall-clock budget, checkpoints (the worktree pushed to the run's branch,
+// the agent's transcript stored in the queue) at the end of every agent run
+// and every few minutes during it. When the agent ends without a pull
+// request from the run's branch, its session is resumed once with the time
 // left; when there is still none but the branch has commits, baton pushes
-// them and opens a draft pull request itself. The issue ends labelled done or
-// failed, a failure is explained in a comment, and every run leaves a record
-// for `baton worker status`.
+// them and opens a draft pull request itself. The issue ends labelled done
+// or failed with a comment saying how. A host that dies loses its lease;
+// River gives the job to another host, which continues from the checkpoint.
 //
 // The package owns the worker's data folder
-// (${XDG_DATA_HOME:-~/.local/share}/baton/worker: runs/, locks/,
-// worktrees/). It does not know the process: environment, clock, paths and the
+// (${XDG_DATA_HOME:-~/.local/share}/baton/worker: runs/, worktrees/,
+// queue.db). It does not know the process: environment, clock, paths and the
 // GitHub client come in through Options.
 package worker
 
@@ -22,20 +26,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/i18n"
-	"github.com/baton-cli/baton/internal/tracker"
 	"github.com/baton-cli/baton/internal/tracker/github"
 )
 
@@ -82,16 +80,35 @@ type Options struct {
 	// RetryDelay is the first wait before retrying a GitHub write that
 	// failed after the client's own retries (default 2s, doubling).
 	RetryDelay time.Duration
+
+	// Queue is the job queue; nil: the SQLite queue in DataDir.
+	Queue *Queue
+	// RescueMargin replaces worker.queue.rescue_margin_seconds when set
+	// (tests shorten it below a second).
+	RescueMargin time.Duration
+	// FetchPoll is how often an idle host asks the queue for a job
+	// (default: River's, 1s).
+	FetchPoll time.Duration
+	// CheckpointEvery is the time between checkpoints while the agent runs
+	// (default 3 configured minutes).
+	CheckpointEvery time.Duration
+	// QueueLogger gets River's own log lines; nil: warnings and errors
+	// to Logger.
+	QueueLogger *slog.Logger
 }
 
 // Worker runs issues to pull requests. Its methods are safe for concurrent
 // use.
 type Worker struct {
-	opts  Options
-	store Store
-	git   gitRunner
-	clean cleaner
-	log   *slog.Logger
+	opts     Options
+	store    Store
+	git      gitRunner
+	clean    cleaner
+	log      *slog.Logger
+	riverLog *slog.Logger
+
+	// logins caches the GitHub login of each repository's client.
+	logins sync.Map
 }
 
 // New returns a Worker.
@@ -120,107 +137,93 @@ func New(opts Options) (*Worker, error) {
 	if opts.RetryDelay <= 0 {
 		opts.RetryDelay = 2 * time.Second
 	}
+	if opts.CheckpointEvery <= 0 {
+		opts.CheckpointEvery = 3 * opts.Minute
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	riverLog := opts.QueueLogger
+	if riverLog == nil {
+		riverLog = slog.New(levelHandler{min: slog.LevelWarn, Handler: log.Handler()})
+	}
 	return &Worker{
-		opts:  opts,
-		store: Store{Dir: opts.DataDir},
-		git:   gitRunner{env: opts.Environ},
-		clean: cleaner{home: opts.Home},
-		log:   log,
+		opts:     opts,
+		store:    Store{Dir: opts.DataDir},
+		git:      gitRunner{env: opts.Environ},
+		clean:    cleaner{home: opts.Home},
+		log:      log,
+		riverLog: riverLog,
 	}, nil
 }
 
 // Store returns the worker's run records.
 func (w *Worker) Store() Store { return w.store }
 
-// CycleResult is what one cycle did.
+// CycleResult is what the worker did: in one cycle (`baton worker once`),
+// or in one interval of `baton worker run`.
 type CycleResult struct {
-	// Runs are the issues run in this cycle.
+	// Runs are the issues run by this process.
 	Runs []*Record `json:"runs"`
-	// Recovered are earlier runs whose issues were put back in order.
+	// Recovered are earlier runs whose labels or comment reached GitHub
+	// only now.
 	Recovered []*Record `json:"recovered,omitempty"`
-	// Skipped are issues with the trigger label that were not run.
+	// Skipped are issues with the trigger label that were not enqueued.
 	Skipped []Skip `json:"skipped,omitempty"`
 	// Errors are repositories that could not be worked on.
 	Errors []string `json:"errors,omitempty"`
 }
 
-// Cycle first puts back the issues of runs that died, then takes the
-// eligible issues of every repository: repositories in parallel up to
-// max_parallel, the issues of one repository one after another, at most
-// max_issues_per_repo each. Once stop is closed no issue is claimed any
-// more; cancelling ctx stops the runs in progress and puts their issues back
-// to the trigger label.
+// Cycle polls once and works the queue until it holds no job (see Serve).
+// Without Options.Queue it uses the local SQLite queue, migrated first.
 func (w *Worker) Cycle(ctx context.Context, stop <-chan struct{}) (*CycleResult, error) {
-	res := &CycleResult{}
-	recovered, err := w.Recover(ctx)
-	res.Recovered = recovered
+	q, done, err := w.queue(ctx)
 	if err != nil {
-		res.Errors = append(res.Errors, err.Error())
+		return &CycleResult{Errors: []string{err.Error()}}, err
 	}
-	var (
-		mu  sync.Mutex
-		wg  sync.WaitGroup
-		sem = make(chan struct{}, w.opts.Config.Worker.Execution.MaxParallelRuns())
-	)
-	for _, repo := range w.opts.Config.Worker.Repositories {
-		wg.Go(func() {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			case <-stop:
-				return
-			}
-			defer func() { <-sem }()
-			runs, skipped, err := w.cycleRepo(ctx, stop, repo)
-			mu.Lock()
-			defer mu.Unlock()
-			res.Runs = append(res.Runs, runs...)
-			res.Skipped = append(res.Skipped, skipped...)
-			if err != nil {
-				res.Errors = append(res.Errors, repo.Repo+": "+w.clean.clean(err.Error()))
-			}
-		})
+	defer done()
+	res, err := w.Serve(ctx, stop, q, ServeOptions{Once: true})
+	if res == nil {
+		res = &CycleResult{}
 	}
-	wg.Wait()
-	if err := w.store.Prune(); err != nil {
-		res.Errors = append(res.Errors, err.Error())
-	}
-	return res, ctx.Err()
+	return res, err
 }
 
-// Run runs a cycle every interval_minutes until stop is closed, then
-// returns once the runs in progress have ended. Cancelling ctx stops them
-// at once.
+// Run serves the queue until stop is closed and the runs in progress have
+// ended; report gets what happened every interval. Cancelling ctx stops
+// the runs at once.
 func (w *Worker) Run(ctx context.Context, stop <-chan struct{}, report func(*CycleResult)) error {
-	interval := time.Duration(w.opts.Config.Worker.Execution.Interval()) * w.opts.Minute
-	for {
-		res, err := w.Cycle(ctx, stop)
-		if report != nil {
-			report(res)
-		}
-		if err != nil {
-			return err
-		}
-		t := time.NewTimer(interval)
-		select {
-		case <-stop:
-			t.Stop()
-			return nil
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
+	q, done, err := w.queue(ctx)
+	if err != nil {
+		return err
 	}
+	defer done()
+	_, err = w.Serve(ctx, stop, q, ServeOptions{Report: report})
+	return err
+}
+
+// queue returns Options.Queue, or opens and migrates the local one.
+func (w *Worker) queue(ctx context.Context) (*Queue, func(), error) {
+	if w.opts.Queue != nil {
+		return w.opts.Queue, func() {}, nil
+	}
+	q, err := OpenQueue(ctx, "", w.opts.DataDir, w.opts.Lang)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := q.Migrate(ctx, w.opts.Lang); err != nil {
+		q.Close()
+		return nil, nil, err
+	}
+	return q, q.Close, nil
 }
 
 // stopped reports whether stop is closed.
 func stopped(stop <-chan struct{}) bool {
+	if stop == nil {
+		return false
+	}
 	select {
 	case <-stop:
 		return true
@@ -229,67 +232,22 @@ func stopped(stop <-chan struct{}) bool {
 	}
 }
 
-// cycleRepo runs the eligible issues of one repository.
-func (w *Worker) cycleRepo(ctx context.Context, stop <-chan struct{}, repo config.WorkerRepo) ([]*Record, []Skip, error) {
-	client, err := w.opts.Client(ctx, repo)
-	if err != nil {
-		return nil, nil, fmt.Errorf("github client: %w", err)
-	}
-	labels := repo.LabelSet()
-	issues, err := client.ListIssues(ctx, tracker.ListOptions{State: tracker.StateOpen, Labels: []string{labels.Trigger}})
-	if err != nil {
-		return nil, nil, err
-	}
-	var (
-		candidates []*tracker.Issue
-		skipped    []Skip
-	)
-	for _, is := range issues {
-		if why := eligibility(is, labels); why != "" {
-			skipped = append(skipped, Skip{Repo: repo.Repo, Issue: is.Number, Reason: why})
-			w.log.Info("skip issue", "repo", repo.Repo, "issue", is.Number, "reason", why)
-			continue
-		}
-		candidates = append(candidates, is)
-	}
-	order(candidates, repo.PriorityLabels)
-
-	var runs []*Record
-	limit := w.opts.Config.Worker.Execution.IssuesPerRepo()
-	for _, is := range candidates {
-		if len(runs) >= limit || stopped(stop) || ctx.Err() != nil {
-			break
-		}
-		rec, why := w.runIssue(ctx, client, repo, is.Number)
-		if rec == nil {
-			skipped = append(skipped, Skip{Repo: repo.Repo, Issue: is.Number, Reason: why})
-			continue
-		}
-		runs = append(runs, rec)
-	}
-	return runs, skipped, nil
+// levelHandler passes on only records at min or above.
+type levelHandler struct {
+	min slog.Level
+	slog.Handler
 }
 
-// lockPath is the lock file of one issue of one repository on this machine.
-func (w *Worker) lockPath(repo string, issue int) string {
-	owner, name, _ := strings.Cut(repo, "/")
-	return filepath.Join(w.opts.DataDir, "locks", strings.ToLower(owner), strings.ToLower(name), strconv.Itoa(issue)+".lock")
+func (h levelHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
 }
 
-// tryLock takes the lock of one issue on this machine without waiting. It
-// reports false when another worker holds it, or when the lock cannot be
-// taken at all (then nothing may be done to the issue either).
-func (w *Worker) tryLock(repo string, issue int) (*flock.Flock, bool) {
-	lock := flock.New(w.lockPath(repo, issue))
-	if err := os.MkdirAll(filepath.Dir(lock.Path()), 0o700); err != nil {
-		w.log.Error("lock folder", "err", err)
-		return nil, false
-	}
-	ok, err := lock.TryLock()
-	if err != nil {
-		w.log.Error("lock issue", "repo", repo, "issue", issue, "err", err)
-	}
-	return lock, err == nil && ok
+func (h levelHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return levelHandler{min: h.min, Handler: h.Handler.WithAttrs(as)}
+}
+
+func (h levelHandler) WithGroup(name string) slog.Handler {
+	return levelHandler{min: h.min, Handler: h.Handler.WithGroup(name)}
 }
 
 // newRunID returns a run id that sorts by time: UTC timestamp and random.

@@ -285,6 +285,35 @@ func (c *Client) RemoveLabel(ctx context.Context, number int, label string) erro
 	return c.fail(fmt.Sprintf("remove label %q from #%d", label, number), err)
 }
 
+// Login returns the login of the token's user (GET /user): the identity
+// whose comments are this client's own.
+func (c *Client) Login(ctx context.Context) (string, error) {
+	u, _, err := c.gh.Users.Get(ctx, "")
+	if err != nil {
+		return "", c.fail("read the token's user", err)
+	}
+	return u.GetLogin(), nil
+}
+
+// Labels returns the repository's labels by name.
+func (c *Client) Labels(ctx context.Context) (map[string]bool, error) {
+	out := map[string]bool{}
+	opts := &gh.ListOptions{PerPage: perPage}
+	for {
+		page, resp, err := c.gh.Issues.ListLabels(ctx, c.owner, c.repo, opts)
+		if err != nil {
+			return nil, c.fail("list labels", err)
+		}
+		for _, l := range page {
+			out[l.GetName()] = true
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
 // EnsureLabel creates a repository label unless one of that name exists.
 func (c *Client) EnsureLabel(ctx context.Context, name, color, description string) error {
 	l := &gh.Label{Name: &name}

@@ -1,0 +1,496 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/tracker"
+	"github.com/baton-cli/baton/internal/tracker/github"
+)
+
+// IssueArgs is the job of one issue: one run of the flow.
+type IssueArgs struct {
+	Repo  string `json:"repo"`
+	Issue int    `json:"issue"`
+}
+
+// Kind names the job kind in the queue.
+func (IssueArgs) Kind() string { return "baton_issue" }
+
+// PollArgs is the job that lists the eligible issues and enqueues them.
+type PollArgs struct{}
+
+// Kind names the job kind in the queue.
+func (PollArgs) Kind() string { return "baton_poll" }
+
+// activeStates are the states of a job that is queued or running: while an
+// issue has a job in one of them, no other is inserted for it.
+var activeStates = []rivertype.JobState{
+	rivertype.JobStateAvailable,
+	rivertype.JobStatePending,
+	rivertype.JobStateRetryable,
+	rivertype.JobStateRunning,
+	rivertype.JobStateScheduled,
+}
+
+// issueAttempts is how many hosts may take an issue's job: the first, and
+// two rescues of hosts that died.
+const issueAttempts = 3
+
+// stepMargin is the job's time beyond the agent's budget, in configured
+// minutes: fetch and worktree before, pull request, labels and comment
+// after.
+const stepMargin = 5
+
+// jobTimeout is how long a job may run: the budget and the steps around it.
+func (w *Worker) jobTimeout() time.Duration {
+	return time.Duration(w.opts.Config.Worker.Execution.Timeout()+stepMargin) * w.opts.Minute
+}
+
+// rescueAfter is when River gives a running job whose host stopped
+// answering to another host: the job's timeout plus the rescue margin.
+func (w *Worker) rescueAfter() time.Duration {
+	margin := time.Duration(w.opts.Config.Worker.Queue.RescueMargin()) * time.Second
+	if w.opts.RescueMargin > 0 {
+		margin = w.opts.RescueMargin
+	}
+	return w.jobTimeout() + margin
+}
+
+// issueWorker works the issue jobs.
+type issueWorker struct {
+	river.WorkerDefaults[IssueArgs]
+	w *Worker
+	s *session
+}
+
+func (iw *issueWorker) Timeout(*river.Job[IssueArgs]) time.Duration { return iw.w.jobTimeout() }
+
+func (iw *issueWorker) Work(ctx context.Context, job *river.Job[IssueArgs]) error {
+	return iw.w.workIssue(ctx, iw.s, job.JobRow, job.Args)
+}
+
+// pollWorker works the poll jobs.
+type pollWorker struct {
+	river.WorkerDefaults[PollArgs]
+	w *Worker
+	s *session
+}
+
+func (pw *pollWorker) Work(ctx context.Context, job *river.Job[PollArgs]) error {
+	skipped, err := pw.w.poll(ctx, pw.s)
+	pw.s.addSkipped(skipped)
+	return err
+}
+
+// session is one River client's life in this process.
+type session struct {
+	q      *Queue
+	client riverClient
+	// stopping is closed by the first signal: runs that reach their
+	// deadline after it are put back, not failed.
+	stopping <-chan struct{}
+
+	mu      sync.Mutex
+	res     CycleResult
+	seen    map[string]bool
+	running int
+}
+
+func (s *session) addRun(rec *Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.res.Runs = append(s.res.Runs, rec)
+}
+
+func (s *session) addSkipped(sk []Skip) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range sk {
+		key := k.Repo + "#" + strconv.Itoa(k.Issue) + " " + k.Reason
+		if s.seen[key] {
+			continue
+		}
+		s.seen[key] = true
+		s.res.Skipped = append(s.res.Skipped, k)
+	}
+}
+
+func (s *session) addError(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.res.Errors = append(s.res.Errors, err.Error())
+}
+
+// take returns what happened since the last take.
+func (s *session) take() *CycleResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := s.res
+	s.res = CycleResult{}
+	s.seen = map[string]bool{}
+	return &res
+}
+
+// ServeOptions say how Serve runs.
+type ServeOptions struct {
+	// Once: poll once, work until the queue has no job left, then return.
+	Once bool
+	// Report, when set, gets what happened every interval (and at the end).
+	Report func(*CycleResult)
+}
+
+// Serve runs this host's River client on q: the leader polls GitHub once at
+// start, then every interval_minutes, and every host works the jobs, at
+// most max_parallel at once. Once stop is closed no job is taken any more
+// and the runs in progress go on to their deadline; cancelling ctx stops
+// them: each is checkpointed, its job returned to the queue and its issue
+// to the trigger label.
+func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, q *Queue, so ServeOptions) (*CycleResult, error) {
+	if err := q.Check(ctx, w.opts.Lang); err != nil {
+		return nil, err
+	}
+	s := &session{q: q, stopping: stop, seen: map[string]bool{}}
+	if recovered, err := w.Recover(ctx); err != nil {
+		s.addError(err)
+		s.res.Recovered = recovered
+	} else {
+		s.res.Recovered = recovered
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &issueWorker{w: w, s: s})
+	river.AddWorker(workers, &pollWorker{w: w, s: s})
+	interval := time.Duration(w.opts.Config.Worker.Execution.Interval()) * w.opts.Minute
+	cfg := &river.Config{
+		ID:                   clientID(w.opts.Host, w.opts.PID),
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: w.opts.Config.Worker.Execution.MaxParallelRuns()}},
+		Workers:              workers,
+		RescueStuckJobsAfter: w.rescueAfter(),
+		JobTimeout:           w.jobTimeout(),
+		FetchPollInterval:    w.opts.FetchPoll,
+		MaxAttempts:          issueAttempts,
+		Logger:               w.riverLog,
+	}
+	if !so.Once {
+		cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(interval),
+			func() (river.JobArgs, *river.InsertOpts) { return PollArgs{}, pollInsertOpts() },
+			&river.PeriodicJobOpts{ID: "baton_poll", RunOnStart: true})}
+	}
+	client, err := q.newClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("queue client: %w", err)
+	}
+	s.client = client
+	// River's own context: the second stop (ctx cancelled) must reach the
+	// jobs through StopAndCancel, not by cutting River's connections.
+	riverCtx, riverCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer riverCancel()
+	if err := client.Start(riverCtx); err != nil {
+		return nil, q.reachError(w.opts.Lang, err)
+	}
+	if so.Once {
+		if _, err := client.Insert(ctx, PollArgs{}, pollInsertOpts()); err != nil {
+			s.addError(fmt.Errorf("enqueue poll: %w", err))
+		}
+	}
+
+	// The stops: the first signal (stop) lets the runs finish; a second
+	// (ctx) cancels them.
+	stopped := make(chan error, 1)
+	var stopOnce sync.Once
+	softStop := func() {
+		stopOnce.Do(func() {
+			go func() { stopped <- client.Stop(context.WithoutCancel(ctx)) }()
+		})
+	}
+	drained := make(chan struct{})
+	if so.Once {
+		go w.watchDrain(riverCtx, client, drained)
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	var total CycleResult
+	report := func() {
+		res := s.take()
+		total.Runs = append(total.Runs, res.Runs...)
+		total.Recovered = append(total.Recovered, res.Recovered...)
+		total.Skipped = append(total.Skipped, res.Skipped...)
+		total.Errors = append(total.Errors, res.Errors...)
+		if so.Report != nil && !so.Once {
+			so.Report(res)
+		}
+	}
+	var stopErr error
+loop:
+	for {
+		select {
+		case <-drained:
+			softStop()
+			drained = nil
+		case <-stop:
+			softStop()
+			stop = nil
+		case <-ctx.Done():
+			stopErr = client.StopAndCancel(context.WithoutCancel(ctx))
+			<-client.Stopped()
+			break loop
+		case stopErr = <-stopped:
+			break loop
+		case <-tick.C:
+			if recovered, err := w.Recover(ctx); err != nil {
+				s.addError(err)
+			} else if len(recovered) > 0 {
+				s.mu.Lock()
+				s.res.Recovered = append(s.res.Recovered, recovered...)
+				s.mu.Unlock()
+			}
+			report()
+		}
+	}
+	report()
+	if so.Once && so.Report != nil {
+		so.Report(&total)
+	}
+	if err := w.store.Prune(); err != nil {
+		total.Errors = append(total.Errors, err.Error())
+	}
+	if stopErr != nil && !errors.Is(stopErr, context.Canceled) {
+		total.Errors = append(total.Errors, stopErr.Error())
+	}
+	return &total, ctx.Err()
+}
+
+// clientID names this process in the queue: the host, then the process id.
+func clientID(host string, pid int) string {
+	return host + "/" + strconv.Itoa(pid)
+}
+
+// HostOf returns the host part of a client id.
+func HostOf(clientID string) string {
+	host, _, _ := strings.Cut(clientID, "/")
+	return host
+}
+
+// pollInsertOpts makes the poll unique while one is queued or running.
+func pollInsertOpts() *river.InsertOpts {
+	return &river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: activeStates}}
+}
+
+// issueInsertOpts makes an issue's job unique while one is queued or
+// running.
+func issueInsertOpts() *river.InsertOpts {
+	return &river.InsertOpts{MaxAttempts: issueAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: activeStates}}
+}
+
+// watchDrain closes drained once the queue holds no active job, checking
+// a few times a second.
+func (w *Worker) watchDrain(ctx context.Context, client riverClient, drained chan<- struct{}) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		res, err := client.JobList(ctx, river.NewJobListParams().States(activeStates...).First(1))
+		if err == nil && len(res.Jobs) == 0 {
+			close(drained)
+			return
+		}
+	}
+}
+
+// activeIssues returns the repo#issue keys that have a job queued or
+// running.
+func activeIssues(ctx context.Context, client riverClient) (map[string]bool, error) {
+	out := map[string]bool{}
+	params := river.NewJobListParams().Kinds(IssueArgs{}.Kind()).States(activeStates...).First(10000)
+	res, err := client.JobList(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range res.Jobs {
+		var a IssueArgs
+		if json.Unmarshal(j.EncodedArgs, &a) == nil {
+			out[issueKey(a.Repo, a.Issue)] = true
+		}
+	}
+	return out, nil
+}
+
+func issueKey(repo string, n int) string { return strings.ToLower(repo) + "#" + strconv.Itoa(n) }
+
+// poll lists every repository's issues: those labelled in progress whose
+// job is neither queued nor running are put back to the trigger label; the
+// eligible ones are enqueued, in priority order, as many per repository as
+// max_issues_per_repo allows beside the jobs it already has.
+func (w *Worker) poll(ctx context.Context, s *session) ([]Skip, error) {
+	var (
+		skipped []Skip
+		errs    []error
+	)
+	for _, repo := range w.opts.Config.Worker.Repositories {
+		sk, err := w.pollRepo(ctx, s, repo)
+		skipped = append(skipped, sk...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s", repo.Repo, w.clean.clean(err.Error())))
+		}
+	}
+	for _, err := range errs {
+		s.addError(err)
+	}
+	return skipped, nil
+}
+
+func (w *Worker) pollRepo(ctx context.Context, s *session, repo config.WorkerRepo) ([]Skip, error) {
+	client, err := w.opts.Client(ctx, repo)
+	if err != nil {
+		return nil, fmt.Errorf("github client: %w", err)
+	}
+	labels := repo.LabelSet()
+	if err := w.putBackOrphans(ctx, s, client, repo); err != nil {
+		w.log.Warn("put back orphaned issues", "repo", repo.Repo, "err", tracker.Summary(err))
+	}
+	issues, err := client.ListIssues(ctx, tracker.ListOptions{State: tracker.StateOpen, Labels: []string{labels.Trigger}})
+	if err != nil {
+		return nil, err
+	}
+	active, err := activeIssues(ctx, s.client)
+	if err != nil {
+		return nil, fmt.Errorf("list queued jobs: %w", err)
+	}
+	var (
+		candidates []*tracker.Issue
+		skipped    []Skip
+	)
+	for _, is := range issues {
+		if why := eligibility(is, labels); why != "" {
+			skipped = append(skipped, Skip{Repo: repo.Repo, Issue: is.Number, Reason: why})
+			w.log.Info("skip issue", "repo", repo.Repo, "issue", is.Number, "reason", why)
+			continue
+		}
+		candidates = append(candidates, is)
+	}
+	order(candidates, repo.PriorityLabels)
+	room := w.opts.Config.Worker.Execution.IssuesPerRepo()
+	prefix := strings.ToLower(repo.Repo) + "#"
+	for k := range active {
+		if strings.HasPrefix(k, prefix) {
+			room--
+		}
+	}
+	for _, is := range candidates {
+		if active[issueKey(repo.Repo, is.Number)] {
+			continue
+		}
+		if room <= 0 {
+			break
+		}
+		res, err := s.client.Insert(ctx, IssueArgs{Repo: repo.Repo, Issue: is.Number}, issueInsertOpts())
+		if err != nil {
+			return skipped, fmt.Errorf("enqueue #%d: %w", is.Number, err)
+		}
+		if !res.UniqueSkippedAsDuplicate {
+			room--
+			w.log.Info("enqueued issue", "repo", repo.Repo, "issue", is.Number, "job", res.Job.ID)
+		}
+	}
+	return skipped, nil
+}
+
+// putBackOrphans puts back to the trigger label the issues labelled in
+// progress that have no job queued or running: the queue is the truth,
+// labels are its view. The queue is asked first and the issue read again
+// after, so that a job that ended in between (and moved the labels itself)
+// is not mistaken for an orphan.
+func (w *Worker) putBackOrphans(ctx context.Context, s *session, client *github.Client, repo config.WorkerRepo) error {
+	labels := repo.LabelSet()
+	issues, err := client.ListIssues(ctx, tracker.ListOptions{State: tracker.StateOpen, Labels: []string{labels.InProgress}})
+	if err != nil || len(issues) == 0 {
+		return err
+	}
+	active, err := activeIssues(ctx, s.client)
+	if err != nil {
+		return err
+	}
+	for _, is := range issues {
+		if active[issueKey(repo.Repo, is.Number)] {
+			continue
+		}
+		fresh, err := client.Issue(ctx, is.Number)
+		if err != nil || fresh.State != tracker.StateOpen || !slices.Contains(fresh.Labels, labels.InProgress) {
+			continue
+		}
+		w.log.Info("put back orphaned issue", "repo", repo.Repo, "issue", is.Number)
+		rec := &Record{ID: "orphan", Repo: repo.Repo, Issue: is.Number, State: StateInterrupted, LabelsPending: true}
+		w.settle(ctx, client, rec)
+		if err := w.deleteOwnClaims(ctx, client, is.Number, 0); err != nil {
+			w.log.Warn("delete claims of orphaned issue", "issue", is.Number, "err", tracker.Summary(err))
+		}
+	}
+	return nil
+}
+
+// errNotRun cancels a job whose issue is not to be run (closed, relabelled,
+// claimed elsewhere): nothing is posted, and a later poll may enqueue it
+// again.
+var errNotRun = errors.New("issue not run")
+
+// workIssue is one job: one run of the flow on one issue.
+func (w *Worker) workIssue(ctx context.Context, s *session, job *rivertype.JobRow, args IssueArgs) error {
+	repo, ok := w.configuredRepo(args.Repo)
+	if !ok {
+		w.log.Info("job cancelled: repository no longer configured", "repo", args.Repo, "issue", args.Issue, "job", job.ID)
+		return river.JobCancel(fmt.Errorf("%w: %s is not configured", errNotRun, args.Repo))
+	}
+	client, err := w.opts.Client(ctx, repo)
+	if err != nil {
+		return fmt.Errorf("github client: %w", err)
+	}
+	cp, err := s.q.loadCheckpoint(ctx, job.ID)
+	if err != nil {
+		w.log.Warn("load checkpoint", "job", job.ID, "err", err)
+	}
+	jc := &jobRun{q: s.q, id: job.ID, attempt: job.Attempt, checkpoint: cp, stopping: s.stopping}
+	if len(job.AttemptedBy) > 1 {
+		jc.rescuedFrom = HostOf(job.AttemptedBy[len(job.AttemptedBy)-2])
+	}
+	rec, why := w.runIssue(ctx, client, repo, args.Issue, jc)
+	if rec == nil {
+		s.addSkipped([]Skip{{Repo: repo.Repo, Issue: args.Issue, Reason: why}})
+		w.log.Info("job cancelled: issue not run", "repo", repo.Repo, "issue", args.Issue, "job", job.ID, "reason", why)
+		return river.JobCancel(fmt.Errorf("%w: %s", errNotRun, why))
+	}
+	s.addRun(rec)
+	if rec.State == StateInterrupted {
+		// Back to the queue, where any host takes it on from the
+		// checkpoint.
+		return river.JobSnooze(0)
+	}
+	if err := s.q.deleteCheckpoint(context.WithoutCancel(ctx), job.ID); err != nil {
+		w.log.Warn("delete checkpoint", "job", job.ID, "err", err)
+	}
+	return nil
+}
+
+// configuredRepo returns the configured repository of that name.
+func (w *Worker) configuredRepo(name string) (config.WorkerRepo, bool) {
+	for _, r := range w.opts.Config.Worker.Repositories {
+		if strings.EqualFold(r.Repo, name) {
+			return r, true
+		}
+	}
+	return config.WorkerRepo{}, false
+}

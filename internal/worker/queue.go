@@ -1,0 +1,290 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+	_ "modernc.org/sqlite" // the local queue's database
+
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/redact"
+)
+
+// Queue is the worker's job queue: River over Postgres when several hosts
+// share it (worker.queue.url), over a SQLite file in the data folder on one
+// machine. River holds the jobs, their leases and their rescue; baton adds
+// one table of its own, baton_checkpoint, for the runs' checkpoints.
+type Queue struct {
+	// where names the database in messages: the URL with its password
+	// redacted, or the SQLite file.
+	where string
+	// pool is the Postgres pool (nil for SQLite).
+	pool *pgxpool.Pool
+	// db is the same database through database/sql, for baton's table
+	// (and River's SQLite driver).
+	db *sql.DB
+}
+
+// QueueFile is the local queue's file in the worker's data folder.
+const QueueFile = "queue.db"
+
+var (
+	msgQueueUnreachable = i18n.Msg{
+		JA: "キューのデータベース %s に接続できません: %s\nデータベースが動いているか、worker.queue.url（または BATON_QUEUE_URL）が正しいか確認してください。",
+		EN: "cannot reach the queue database %s: %s\nCheck that the database is running and that worker.queue.url (or BATON_QUEUE_URL) is right.",
+	}
+	msgQueueUnmigrated = i18n.Msg{
+		JA: "キューのデータベース %s のテーブルが最新ではありません（%s）。`baton worker migrate` を実行してください。",
+		EN: "the queue database %s is not migrated (%s): run `baton worker migrate`.",
+	}
+	msgQueueBadURL = i18n.Msg{
+		JA: "worker.queue.url %s は postgres:// の URL ではありません（空ならこのマシンの SQLite を使います）",
+		EN: "worker.queue.url %s is not a postgres:// URL (leave it empty for this machine's SQLite queue)",
+	}
+)
+
+// RedactURL returns u with its password replaced, for messages.
+func RedactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if _, ok := p.User.Password(); ok {
+		p.User = url.UserPassword(p.User.Username(), "xxxxx")
+	}
+	return p.Redacted()
+}
+
+// OpenQueue opens the queue named by rawURL: a postgres:// URL, or "" for
+// the SQLite file in dataDir. It does not check that the database answers
+// or is migrated; Check does.
+func OpenQueue(ctx context.Context, rawURL, dataDir string, lang i18n.Lang) (*Queue, error) {
+	if rawURL == "" {
+		path := filepath.Join(dataDir, QueueFile)
+		if err := os.MkdirAll(dataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("open queue %s: %w", path, err)
+		}
+		// River's SQLite driver wants one connection: SQLite has one
+		// writer, and River's transactions must not wait on each other.
+		dsn := "file:" + path + "?_txlock=immediate&_pragma=busy_timeout(10000)" +
+			"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("open queue %s: %w", path, err)
+		}
+		db.SetMaxOpenConns(1)
+		return &Queue{where: path, db: db}, nil
+	}
+	if !strings.HasPrefix(rawURL, "postgres://") && !strings.HasPrefix(rawURL, "postgresql://") {
+		return nil, errors.New(msgQueueBadURL.Format(lang, RedactURL(rawURL)))
+	}
+	cfg, err := pgxpool.ParseConfig(rawURL)
+	if err != nil {
+		return nil, errors.New(msgQueueUnreachable.Format(lang, RedactURL(rawURL), "bad URL"))
+	}
+	cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, errors.New(msgQueueUnreachable.Format(lang, RedactURL(rawURL), err.Error()))
+	}
+	return &Queue{where: RedactURL(rawURL), pool: pool, db: stdlib.OpenDBFromPool(pool)}, nil
+}
+
+// Where names the queue's database, password redacted.
+func (q *Queue) Where() string { return q.where }
+
+// SQLite reports whether the queue is the local SQLite file.
+func (q *Queue) SQLite() bool { return q.pool == nil }
+
+// Close closes the queue's connections.
+func (q *Queue) Close() {
+	q.db.Close()
+	if q.pool != nil {
+		q.pool.Close()
+	}
+}
+
+// checkpointSchema is baton's table beside River's. Times are Unix
+// seconds, the same in both databases.
+func (q *Queue) checkpointSchema() string {
+	blob := "BYTEA"
+	if q.SQLite() {
+		blob = "BLOB"
+	}
+	return `CREATE TABLE IF NOT EXISTS baton_checkpoint (
+	job_id BIGINT PRIMARY KEY,
+	repo TEXT NOT NULL,
+	issue INTEGER NOT NULL,
+	branch TEXT NOT NULL,
+	host TEXT NOT NULL,
+	session_id TEXT NOT NULL DEFAULT '',
+	transcript ` + blob + `,
+	deadline BIGINT NOT NULL DEFAULT 0,
+	updated_at BIGINT NOT NULL
+)`
+}
+
+// Migrate brings River's tables and baton's up to date.
+func (q *Queue) Migrate(ctx context.Context, lang i18n.Lang) error {
+	var err error
+	if q.SQLite() {
+		// Two processes starting at once on this machine take turns.
+		lock := flock.New(q.where + ".lock")
+		if _, err := lock.TryLockContext(ctx, 50*time.Millisecond); err != nil {
+			return q.reachError(lang, err)
+		}
+		defer lock.Unlock()
+		err = migrate(ctx, riversqlite.New(q.db))
+	} else {
+		err = migrate(ctx, riverpgxv5.New(q.pool))
+	}
+	if err != nil {
+		return q.reachError(lang, err)
+	}
+	if _, err := q.db.ExecContext(ctx, q.checkpointSchema()); err != nil {
+		return q.reachError(lang, err)
+	}
+	return nil
+}
+
+func migrate[TTx any](ctx context.Context, d riverdriver.Driver[TTx]) error {
+	m, err := rivermigrate.New(d, nil)
+	if err != nil {
+		return err
+	}
+	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	return err
+}
+
+// Check tells whether the queue's database answers and is migrated, with
+// the fix in the error.
+func (q *Queue) Check(ctx context.Context, lang i18n.Lang) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := q.db.PingContext(ctx); err != nil {
+		return q.reachError(lang, err)
+	}
+	var res *rivermigrate.ValidateResult
+	var err error
+	if q.SQLite() {
+		res, err = validate(ctx, riversqlite.New(q.db))
+	} else {
+		res, err = validate(ctx, riverpgxv5.New(q.pool))
+	}
+	if err != nil {
+		return q.reachError(lang, err)
+	}
+	if !res.OK {
+		return errors.New(msgQueueUnmigrated.Format(lang, q.where, strings.Join(res.Messages, "; ")))
+	}
+	var n int
+	if err := q.db.QueryRowContext(ctx, "SELECT count(*) FROM baton_checkpoint WHERE job_id = 0").Scan(&n); err != nil {
+		return errors.New(msgQueueUnmigrated.Format(lang, q.where, "no baton_checkpoint table"))
+	}
+	return nil
+}
+
+func validate[TTx any](ctx context.Context, d riverdriver.Driver[TTx]) (*rivermigrate.ValidateResult, error) {
+	m, err := rivermigrate.New(d, nil)
+	if err != nil {
+		return nil, err
+	}
+	return m.Validate(ctx, nil)
+}
+
+// reachError is a failure to use the database, named and explained.
+func (q *Queue) reachError(lang i18n.Lang, err error) error {
+	return errors.New(msgQueueUnreachable.Format(lang, q.where, redact.Redact(err.Error())))
+}
+
+// riverClient is what the worker uses of a River client; the Postgres and
+// SQLite clients differ only in their transaction type, which the worker
+// never sees.
+type riverClient interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	StopAndCancel(ctx context.Context) error
+	Stopped() <-chan struct{}
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+}
+
+// newClient makes a River client on the queue's database.
+func (q *Queue) newClient(cfg *river.Config) (riverClient, error) {
+	if q.SQLite() {
+		return river.NewClient(riversqlite.New(q.db), cfg)
+	}
+	return river.NewClient(riverpgxv5.New(q.pool), cfg)
+}
+
+// checkpoint is what a run saved for a host that takes its job over.
+type checkpoint struct {
+	JobID      int64
+	Repo       string
+	Issue      int
+	Branch     string
+	Host       string
+	SessionID  string
+	Transcript []byte
+	Deadline   time.Time
+}
+
+// saveCheckpoint stores (or replaces) the checkpoint of a job.
+func (q *Queue) saveCheckpoint(ctx context.Context, c *checkpoint, now time.Time) error {
+	var deadline int64
+	if !c.Deadline.IsZero() {
+		deadline = c.Deadline.Unix()
+	}
+	_, err := q.db.ExecContext(ctx, `INSERT INTO baton_checkpoint
+	(job_id, repo, issue, branch, host, session_id, transcript, deadline, updated_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	ON CONFLICT (job_id) DO UPDATE SET repo = excluded.repo, issue = excluded.issue,
+	branch = excluded.branch, host = excluded.host, session_id = excluded.session_id,
+	transcript = excluded.transcript, deadline = excluded.deadline, updated_at = excluded.updated_at`,
+		c.JobID, c.Repo, c.Issue, c.Branch, c.Host, c.SessionID, c.Transcript, deadline, now.Unix())
+	if err != nil {
+		return fmt.Errorf("save checkpoint of job %d: %w", c.JobID, err)
+	}
+	return nil
+}
+
+// loadCheckpoint returns the checkpoint of a job, or nil when it has none.
+func (q *Queue) loadCheckpoint(ctx context.Context, jobID int64) (*checkpoint, error) {
+	c := &checkpoint{JobID: jobID}
+	var deadline int64
+	err := q.db.QueryRowContext(ctx, `SELECT repo, issue, branch, host, session_id, transcript, deadline
+	FROM baton_checkpoint WHERE job_id = $1`, jobID).
+		Scan(&c.Repo, &c.Issue, &c.Branch, &c.Host, &c.SessionID, &c.Transcript, &deadline)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint of job %d: %w", jobID, err)
+	}
+	if deadline != 0 {
+		c.Deadline = time.Unix(deadline, 0)
+	}
+	return c, nil
+}
+
+// deleteCheckpoint forgets a finished job's checkpoint.
+func (q *Queue) deleteCheckpoint(ctx context.Context, jobID int64) error {
+	_, err := q.db.ExecContext(ctx, "DELETE FROM baton_checkpoint WHERE job_id = $1", jobID)
+	return err
+}
