@@ -15,6 +15,7 @@ import (
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/panes"
+	"github.com/baton-cli/baton/internal/state"
 )
 
 type runEnv struct {
@@ -219,5 +220,38 @@ func TestRunNeverCreatesFromPayloadPath(t *testing.T) {
 	}
 	if out.Len() > 0 {
 		t.Errorf("stdout = %q; want nothing", out.String())
+	}
+}
+
+// TestRunWorktreeFilesBroken: the worktree's own files cannot be written
+// (a folder where records.jsonl belongs) or read (state.json is garbage):
+// the journal still gets the record, the call goes on, and the problem is
+// a warning for baton.log.
+func TestRunWorktreeFilesBroken(t *testing.T) {
+	e := newRunEnv(t)
+	dir := filepath.Join(e.repo, ".claude", "session-state", "worktrees", state.WorktreeKey(e.repo))
+	if err := os.MkdirAll(filepath.Join(dir, "records.jsonl"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte("\x00garbage{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := e.run(t, fmt.Sprintf(`{"session_id":"s1","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":"/x/a.go"}}`, e.repo))
+	if out != "" {
+		t.Errorf("output %q; want none", out)
+	}
+	recs, err := journal.Open(filepath.Join(e.repo, ".claude", "session-state"), journal.Options{}).Tail(context.Background(), 10, journal.TailOptions{})
+	if err != nil || len(recs) != 1 || recs[0].File != "/x/a.go" {
+		t.Errorf("journal = %+v, %v; want the record", recs, err)
+	}
+	if len(e.warnings) != 1 || !strings.Contains(e.warnings[0].Error(), "worktree state") {
+		t.Errorf("warnings %v; want one about the worktree state", e.warnings)
+	}
+	// A session start still gets its context from the providers.
+	e.warnings = nil
+	out, _ = e.run(t, fmt.Sprintf(`{"session_id":"s1","cwd":%q,"hook_event_name":"SessionStart","source":"startup"}`, e.repo),
+		ProviderFunc(func(context.Context, *Start) (string, error) { return "hello", nil }))
+	if !strings.Contains(out, "hello") {
+		t.Errorf("SessionStart output %q; want the context", out)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/redact"
 	"github.com/baton-cli/baton/internal/statefile"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
@@ -154,7 +155,11 @@ func (b *Briefing) pickTask(sf *statefile.File) {
 	}
 }
 
-func cutTask(s string) string { return statefile.Cut(strings.TrimSpace(s), wtstate.MaxTask) }
+// cutTask is a task as the briefing carries it: redacted, at most
+// wtstate.MaxTask characters.
+func cutTask(s string) string {
+	return statefile.Cut(strings.TrimSpace(redact.Redact(s)), wtstate.MaxTask)
+}
 
 // nextStep is the sentence of the agent's last message that says what it
 // would do next, or "".
