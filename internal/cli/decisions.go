@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -191,7 +190,7 @@ func decisionsRun(ctx context.Context, opts *DecisionsOptions) error {
 	if flagged {
 		ui = &flagUI{yes: opts.Yes, selected: opts.Select, scopes: scopes, onFailure: decision.Choice(cmp.Or(opts.OnFailure, string(decision.ChoiceSave)))}
 	} else {
-		ui = &promptUI{f: f, lang: lang, scopes: scopes}
+		ui = &formUI{f: f, lang: lang, scopes: scopes}
 	}
 	ex, budget := decisionExtractor(f, env.cfg, env.dir)
 	flow := &decision.Flow{
@@ -421,158 +420,6 @@ func (u *flagUI) Approve(_ context.Context, cands []decision.Candidate) ([]decis
 
 func (u *flagUI) OnFailure(context.Context, []decision.Failure) (decision.Choice, error) {
 	return u.onFailure, nil
-}
-
-// promptUI asks at the terminal with numbered lists read line by line. (A
-// full-screen form library would cost every baton process, hooks included,
-// milliseconds of package initialisation; these four questions do not need
-// one.)
-type promptUI struct {
-	f      *Factory
-	lang   i18n.Lang
-	scopes map[string]string
-	in     *bufio.Reader
-}
-
-var (
-	msgApprovePrompt = i18n.Msg{JA: "投稿する番号（Enter=すべて、例 1,3、n=なし）: ", EN: "Post which? (Enter = all, e.g. 1,3, n = none): "}
-	msgCrossPrompt   = i18n.Msg{JA: "cross-issue にする番号（Enter=[x] のまま、番号で切り替え）: ", EN: "Cross-issue ones? (Enter = keep the [x] marks, numbers toggle): "}
-	msgIssuePrompt   = i18n.Msg{JA: "番号（Enter=中止）: ", EN: "Number (Enter = cancel): "}
-	msgFailPrompt    = i18n.Msg{JA: "[s] 保存して後で再投稿 / [d] 破棄 / [a] 中断（Enter=s）: ", EN: "[s] save and retry later / [d] discard / [a] abort (Enter = s): "}
-	msgBadAnswer     = i18n.Msg{JA: "もう一度入力してください: %v", EN: "please answer again: %v"}
-)
-
-// ask prints prompt and reads one line; end of input cancels.
-func (u *promptUI) ask(prompt string) (string, error) {
-	if u.in == nil {
-		u.in = bufio.NewReader(u.f.IO.In)
-	}
-	fmt.Fprint(u.f.IO.Out, prompt)
-	line, err := u.in.ReadString('\n')
-	if err != nil && line == "" {
-		fmt.Fprintln(u.f.IO.Out)
-		return "", decision.ErrCancelled
-	}
-	return strings.TrimSpace(line), nil
-}
-
-// numbers parses "1,3 4" into indexes below n.
-func numbers(answer string, n int) ([]int, error) {
-	var out []int
-	for _, f := range strings.FieldsFunc(answer, func(r rune) bool { return r == ',' || r == ' ' || r == '、' }) {
-		i, err := strconv.Atoi(f)
-		if err != nil || i < 1 || i > n {
-			return nil, fmt.Errorf("%q is not a number from 1 to %d", f, n)
-		}
-		out = append(out, i-1)
-	}
-	return out, nil
-}
-
-func (u *promptUI) ChooseIssue(_ context.Context, issues []int) (int, error) {
-	fmt.Fprintln(u.f.IO.Out, msgWhichIssue.In(u.lang))
-	for i, n := range issues {
-		fmt.Fprintf(u.f.IO.Out, "  %d) #%d\n", i+1, n)
-	}
-	for {
-		a, err := u.ask(msgIssuePrompt.In(u.lang))
-		if err != nil || a == "" {
-			return 0, decision.ErrCancelled
-		}
-		idx, err := numbers(a, len(issues))
-		if err == nil && len(idx) == 1 {
-			return issues[idx[0]], nil
-		}
-		fmt.Fprintln(u.f.IO.Out, msgBadAnswer.Format(u.lang, err))
-	}
-}
-
-func (u *promptUI) Approve(_ context.Context, cands []decision.Candidate) ([]decision.UserDecision, error) {
-	fmt.Fprintln(u.f.IO.Out, msgApprove.In(u.lang))
-	for i, c := range cands {
-		fmt.Fprintf(u.f.IO.Out, "  %d) %s — %s\n", i+1, c.Slug, oneLine(c.What, 80))
-	}
-	var chosen []int
-	for {
-		a, err := u.ask(msgApprovePrompt.In(u.lang))
-		if err != nil {
-			return nil, err
-		}
-		switch strings.ToLower(a) {
-		case "":
-			chosen = nil
-			for i := range cands {
-				chosen = append(chosen, i)
-			}
-		case "n", "no", "none":
-			return nil, nil
-		default:
-			if chosen, err = numbers(a, len(cands)); err != nil {
-				fmt.Fprintln(u.f.IO.Out, msgBadAnswer.Format(u.lang, err))
-				continue
-			}
-		}
-		break
-	}
-	cross := make([]bool, len(chosen))
-	for k, i := range chosen {
-		scope := cands[i].ScopeHint
-		if s, ok := u.scopes[cands[i].Slug]; ok {
-			scope = s
-		}
-		cross[k] = scope == decision.ScopeCrossIssue
-	}
-	fmt.Fprintln(u.f.IO.Out, msgCross.In(u.lang))
-	for k, i := range chosen {
-		mark := " "
-		if cross[k] {
-			mark = "x"
-		}
-		fmt.Fprintf(u.f.IO.Out, "  %d) [%s] %s\n", k+1, mark, cands[i].Slug)
-	}
-	for {
-		a, err := u.ask(msgCrossPrompt.In(u.lang))
-		if err != nil {
-			return nil, err
-		}
-		toggle, err := numbers(a, len(chosen))
-		if err != nil {
-			fmt.Fprintln(u.f.IO.Out, msgBadAnswer.Format(u.lang, err))
-			continue
-		}
-		for _, k := range toggle {
-			cross[k] = !cross[k]
-		}
-		break
-	}
-	var out []decision.UserDecision
-	for k, i := range chosen {
-		scope := decision.ScopeIssue
-		if cross[k] {
-			scope = decision.ScopeCrossIssue
-		}
-		out = append(out, decision.UserDecision{Candidate: cands[i], FinalScope: scope})
-	}
-	return out, nil
-}
-
-func (u *promptUI) OnFailure(_ context.Context, failed []decision.Failure) (decision.Choice, error) {
-	fmt.Fprintln(u.f.IO.Out, msgOnFailure.Format(u.lang, len(failed)))
-	for {
-		a, err := u.ask(msgFailPrompt.In(u.lang))
-		if err != nil {
-			return decision.ChoiceAbort, nil
-		}
-		switch strings.ToLower(a) {
-		case "", "s", "save":
-			return decision.ChoiceSave, nil
-		case "d", "discard":
-			return decision.ChoiceDiscard, nil
-		case "a", "abort":
-			return decision.ChoiceAbort, nil
-		}
-		fmt.Fprintln(u.f.IO.Out, msgBadAnswer.Format(u.lang, a))
-	}
 }
 
 func oneLine(s string, n int) string {

@@ -24,6 +24,8 @@ func TestHookProgramLinksLightPackages(t *testing.T) {
 		"github.com/spf13/cobra",
 		"modernc.org/", "github.com/anthropics/", "github.com/openai/", "github.com/slack-go/",
 		"github.com/google/go-github/", "github.com/modelcontextprotocol/", "github.com/chromedp/",
+		// Terminal forms and their styling initialise for milliseconds.
+		"github.com/charmbracelet/", "github.com/muesli/termenv", "github.com/yuin/goldmark",
 	}
 	for _, pkg := range strings.Fields(string(out)) {
 		for _, h := range heavy {
