@@ -54,6 +54,7 @@ func run() error {
 	command := flag.String("command", "go test ./...", "the Bash command of a PreToolUse or PostToolUse")
 	withRecall := flag.Bool("recall", false, "write decisions and build the recall file first")
 	decisions := flag.Int("decisions", 300, "approved decisions to write with -recall")
+	noRecall := flag.Bool("no-recall", false, "turn the recall off in the repository's configuration (context.recall: false), to measure without it")
 	transcripts := flag.String("transcripts", "", "a folder of transcript projects (bench/gen transcripts) to put under the run's ~/.claude/projects")
 	worktreeRecords := flag.Int("worktree", 0, "records to seed the worktree's own files with first (its records.jsonl keeps at most 128 KiB), with 32 sessions")
 	flag.Parse()
@@ -86,7 +87,11 @@ func run() error {
 		}
 		defer os.Truncate(dst, fi.Size())
 		// Keep the big file from rotating away during the run.
-		if err := os.WriteFile(filepath.Join(repo, ".baton.yaml"), []byte("journal:\n  max_size: 64GiB\n"), 0o644); err != nil {
+		conf := "journal:\n  max_size: 64GiB\n"
+		if *noRecall {
+			conf += "context:\n  recall: false\n"
+		}
+		if err := os.WriteFile(filepath.Join(repo, ".baton.yaml"), []byte(conf), 0o644); err != nil {
 			return err
 		}
 	}
