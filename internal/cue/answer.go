@@ -22,8 +22,12 @@ const (
 	MaxPrompt = 1500
 	MaxTool   = 800
 	// recentBytes is how much of the journal's end a tool note reads for
-	// failures newer than the recall file.
-	recentBytes = 256 << 10
+	// failures newer than the recall file (a Stop rewrites the file when
+	// it is ten minutes old: a busy session writes about 100 KiB in that
+	// time); promptBytes how much a prompt that speaks of the past reads.
+	// Reading is most of an answer's cost.
+	recentBytes = 128 << 10
+	promptBytes = 64 << 10
 	recentCalls = 64
 	// maxPromptBytes is how much of a prompt is looked up.
 	maxPromptBytes = 4 << 10
@@ -60,6 +64,8 @@ const (
 	weightFile   = 3
 	weightCmd    = 2 // program and subcommand
 	maxHits      = 4
+	// maxDecode is how many of the best candidates a prompt decodes.
+	maxDecode = 3 * maxHits
 	// minScore is what a prompt that does not speak of the past must
 	// share with an entry: three words, or a word and a path or an
 	// identifier. Two common words (environment variables) are not enough.
@@ -112,10 +118,19 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 			}
 		}
 	}
-	var hits []*hit
+	// The best candidates by score (the file lists decisions, then
+	// sessions, newest first, so ties go to those): only they are decoded.
+	var cands []*hit
 	for _, h := range byOff {
-		if h.score < minScore && !(past && h.score >= minPast) {
-			continue
+		if h.score >= minScore || past && h.score >= minPast {
+			cands = append(cands, h)
+		}
+	}
+	slices.SortFunc(cands, func(a, b *hit) int { return cmp.Or(b.score-a.score, a.off-b.off) })
+	var hits []*hit
+	for _, h := range cands {
+		if len(hits) == maxDecode {
+			break
 		}
 		if h.entry, err = f.entry(h.off); err != nil {
 			return "", err
@@ -125,8 +140,11 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 		}
 		hits = append(hits, h)
 	}
-	if o.Journal != nil {
-		if hits, err = recentFailures(ctx, o.Journal, q, past, hits); err != nil {
+	if o.Journal != nil && past {
+		// Only a prompt that speaks of the past can touch a failure the
+		// recall file does not hold yet (a command alone weighs less than
+		// minScore): the others skip the journal.
+		if hits, err = recentFailures(ctx, o.Journal, q, hits); err != nil {
 			return "", err
 		}
 	}
@@ -147,15 +165,15 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 // recentFailures adds to hits the Bash commands the prompt names that
 // failed in the journal's last recentBytes, newer than what the recall
 // file says of them: a failure minutes old is not in the file yet.
-func recentFailures(ctx context.Context, j *journal.Journal, q map[string]qterm, past bool, hits []*hit) ([]*hit, error) {
+func recentFailures(ctx context.Context, j *journal.Journal, q map[string]qterm, hits []*hit) ([]*hit, error) {
 	recs, err := j.Tail(ctx, 8, journal.TailOptions{
-		MaxBytes: recentBytes,
+		MaxBytes: promptBytes,
 		Prefilter: func(line []byte) bool {
 			return bytes.Contains(line, []byte(`"event":"`+evFailure+`"`)) && bytes.Contains(line, []byte(`"tool":"Bash"`))
 		},
 		Match: func(r *journal.Record) bool {
 			w := q[cmdPrefix+CommandKey(r.Cmd)].weight
-			return r.Event == evFailure && w > 0 && (w >= minScore || past)
+			return r.Event == evFailure && w > 0
 		},
 	})
 	if err != nil {
