@@ -315,6 +315,7 @@ func generatedOrdinary(g *rand.Rand) []string {
 		add("\t%s := %s.%s(%s)", pick("tok", "pw", "key", "secret", "cookie"), pick("cfg", "opts", "store", "r"), pick("Token", "Password", "Key", "Secret", "Cookie"), pick("ctx", "name", "\"sid\"", ""))
 		add("\tmax_tokens: %d\n", n(256, 8192))
 		add("export %s=%s", pick("GOPATH", "EDITOR", "LANG", "TZ", "NODE_ENV", "RUST_LOG", "GOMAXPROCS"), pick("$HOME/go", "vim", "ja_JP.UTF-8", "UTC", "production", "debug", "2"))
+		add(`{"type":"assistant","message":{"id":"msg_01%s","content":[{"type":"tool_use","id":"toolu_01%s","name":"Bash"}]},"requestId":"req_011C%s"}`, f.mixed(alnum, 22), f.mixed(alnum, 22), f.mixed(alnum, 20))
 		add("$ %s", pick("git fetch origin", "git rebase main", "go build ./...", "docker compose logs -f api", "kubectl rollout status deploy/api", "make lint", "npm ci", "gh pr checks", "tmux attach -t work", "baton resume"))
 	}
 	return out

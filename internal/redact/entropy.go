@@ -15,9 +15,10 @@ import (
 //     (BenchmarkRedact/mixed-1MB-2, /home/User/Downloads/Report2024),
 //   - has a Shannon entropy of at least 0.8·log2(length) bits per byte
 //     (4.5 at most),
-//   - and is not a checksum or a public key: not after "h1:", "sha1-",
-//     "sha256-", "sha384-", "sha512-", "SHA256:", "base64," or an ssh key
-//     type.
+//   - and is not a checksum, a public key or an object id: not after
+//     "h1:", "SHA256:", "base64," or an ssh key type, not starting with
+//     "sha1-", "sha256-", "sha384-" or "sha512-", and not an id of a model
+//     API or of Stripe (toolu_01…, msg_01…, chatcmpl-…, evt_…; see publicID).
 //
 // When a run with '/' in it fails, each part between the '/' is tried alone;
 // when it passes, leading and trailing parts of a path made of lower-case
@@ -64,7 +65,7 @@ func highEntropy(s string, start, end int, spans []span) []span {
 		padded++
 	}
 	if randomLooking(s[start:end]) {
-		if !checksumBefore(s, start) && !checksumPrefix(s[start:end]) && !insideMarker(s, start, end) {
+		if !checksumBefore(s, start) && !checksumPrefix(s[start:end]) && !publicID(s[start:end]) && !insideMarker(s, start, end) {
 			a, e := trimPathWords(s[start:end])
 			if e < end-start {
 				padded = start + e
@@ -127,6 +128,23 @@ func checksumBefore(s string, i int) bool {
 	if strings.HasSuffix(before, " ") {
 		w := before[strings.LastIndexAny(before[:len(before)-1], " \t\n\"'")+1:]
 		return strings.HasPrefix(w, "ssh-") || strings.HasPrefix(w, "ecdsa-") || strings.HasPrefix(w, "sk-ssh-") || strings.HasPrefix(w, "sk-ecdsa-")
+	}
+	return false
+}
+
+// publicID reports whether a run is the id of an object of a model API or of
+// Stripe, which transcripts and logs are full of and which give no access:
+// toolu_01…, msg_01…, req_01…, chatcmpl-…, call_…, evt_…, cus_….
+func publicID(v string) bool {
+	i := strings.IndexAny(v, "_-")
+	if i <= 0 {
+		return false
+	}
+	switch v[:i] {
+	case "toolu", "srvtoolu", "msg", "req", "msgbatch", "file", // Anthropic
+		"chatcmpl", "call", "resp", "run", "thread", "asst", "batch", "step", "vs", "ft", "org", // OpenAI
+		"cus", "pi", "ch", "evt", "price", "prod", "sub", "in", "acct", "txn", "po", "re", "seti", "pm", "cs", "ii", "il": // Stripe
+		return true
 	}
 	return false
 }

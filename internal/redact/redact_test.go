@@ -231,6 +231,7 @@ func TestRedactLeavesNearMisses(t *testing.T) {
 		{"hex and uuids", "commit 3f2a9c1e7b4d4e8a9f0c2d1b6a5e8c7f12345678 3f2a9c1e-7b4d-4e8a-9f0c-2d1b6a5e8c7f"},
 		{"public key", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq5zYxWvUtSrQpOnMlKjIhGfEdCbA9876543210zyx ada@host"},
 		{"data URI", `<img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==">`},
+		{"object ids", `{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","content":[{"type":"tool_use","id":"toolu_01A2B3C4D5E6F7G8H9J0K1L2M3"}]} request-id: req_011CVbJmqn3VZL8M1q4j2aBc chatcmpl-8xYz1AbCdEfGhIjKlMnOpQrStUv evt_1NG8Du2eZvKYlo2CYGjlgqLd`},
 		{"masked token", "  - Token: gho_************************************"},
 		{"kubectl describe secret", "password:  24 bytes\nusername:  3 bytes"},
 		{"go test output", "--- PASS: TestAppend (0.01s)\n--- FAIL: TestResume (0.02s)"},
