@@ -87,9 +87,22 @@ func (s *State) session(e Event) {
 		if r.Source != "compact" {
 			// A new process took the session up (or started it).
 			ss.Source, ss.Agent = r.Source, e.Agent
-			ss.Ended, ss.Reason = false, ""
+			ss.Ended, ss.Reason, ss.Crashed, ss.AfterCrash = false, "", false, nil
 			if r.Source == "resume" || r.Source == "startup" {
 				ss.Started = r.TS
+			}
+			// The sessions that died since the last start: told once, by
+			// this one.
+			var crashed []string
+			for i := range s.Sessions {
+				other := &s.Sessions[i]
+				if other.ID != r.Session && !other.Crashed && gone(other) {
+					other.Crashed = true
+					crashed = append(crashed, other.ID)
+				}
+			}
+			if ss = s.Session(r.Session); ss != nil {
+				ss.AfterCrash = crashed
 			}
 		}
 		return

@@ -51,15 +51,19 @@ func (p Process) Alive() (alive, known bool) {
 	if err != nil && !errors.Is(err, syscall.EPERM) {
 		return false, true
 	}
-	if p.Start != 0 {
-		if st, ok := procStat(p.PID); ok && st.start != p.Start {
+	if st, ok := procStat(p.PID); ok {
+		if p.Start != 0 && st.start != p.Start {
 			return false, true // the pid now names another process
+		}
+		if st.state == 'Z' || st.state == 'X' {
+			return false, true // exited, not yet reaped by its parent
 		}
 	}
 	return true, true
 }
 
 type stat struct {
+	state byte
 	comm  string
 	ppid  int
 	start uint64
@@ -83,6 +87,7 @@ func procStat(pid int) (stat, bool) {
 	if len(fields) < 20 {
 		return stat{}, false
 	}
+	s.state = fields[0][0]
 	s.ppid, _ = strconv.Atoi(string(fields[1]))
 	s.start, _ = strconv.ParseUint(string(fields[19]), 10, 64)
 	return s, true

@@ -255,6 +255,11 @@ type Session struct {
 	Message string `json:"message,omitempty"`
 	Ended   bool   `json:"ended,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Crashed is set at a later start that found the session ended without
+	// SessionEnd and its process gone; AfterCrash lists, on the session
+	// that started then, the sessions it found so.
+	Crashed    bool     `json:"crashed,omitempty"`
+	AfterCrash []string `json:"after_crash,omitempty"`
 }
 
 // MaxMessage is the most characters of the agent's last answer kept.
@@ -346,8 +351,11 @@ var taskPrefixes = []string{"new task", "次のタスク", "新しいタスク"}
 
 // Others looks at the worktree's sessions other than current: live lists
 // those whose agent process still runs (parallel sessions, in another
-// terminal), newest first; crashed is the newest of the rest when it ended
-// without SessionEnd and its process is gone. A session whose process
+// terminal), newest first. crashed is a session that ended without
+// SessionEnd and whose process is gone: for a starting session, the newest
+// of those its start found (see Session.AfterCrash), so a crash is told
+// once, even when another session ran beside it; without a current
+// session, the newest session when it is such. A session whose process
 // cannot be told is never called crashed.
 func (s *State) Others(current string) (crashed *Session, live []Session) {
 	var rest []*Session
@@ -364,16 +372,35 @@ func (s *State) Others(current string) (crashed *Session, live []Session) {
 	}
 	slices.SortStableFunc(live, func(a, b Session) int { return b.Started.Compare(a.Started) })
 	var newest *Session
-	for _, ss := range rest {
-		if newest == nil || ss.Started.After(newest.Started) {
-			newest = ss
+	if cur := s.Session(current); cur != nil {
+		for _, ss := range rest {
+			if slices.Contains(cur.AfterCrash, ss.ID) && (newest == nil || ss.Started.After(newest.Started)) {
+				newest = ss
+			}
+		}
+	} else {
+		for _, ss := range rest {
+			if newest == nil || ss.Started.After(newest.Started) {
+				newest = ss
+			}
+		}
+		if newest != nil && !gone(newest) {
+			newest = nil
 		}
 	}
-	if newest != nil && !newest.Ended {
-		if _, known := newest.Agent.Alive(); known {
-			c := *newest
-			crashed = &c
-		}
+	if newest != nil {
+		c := *newest
+		crashed = &c
 	}
 	return crashed, live
+}
+
+// gone reports whether a session ended without SessionEnd and its process
+// is known to be gone.
+func gone(ss *Session) bool {
+	if ss.Ended {
+		return false
+	}
+	alive, known := ss.Agent.Alive()
+	return known && !alive
 }

@@ -193,14 +193,31 @@ func TestRecordsMissingOrDamaged(t *testing.T) {
 	}
 }
 
-// gone returns a process that ran and has exited.
-func gone(t *testing.T) Process {
+// exited returns a process that ran and has exited.
+func exited(t *testing.T) Process {
 	t.Helper()
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
 	return Process{PID: cmd.Process.Pid}
+}
+
+// zombie returns a child process that has exited and is not yet waited for.
+func zombie(t *testing.T) Process {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Wait() })
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if st, ok := procStat(cmd.Process.Pid); ok && st.state == 'Z' {
+			return Process{PID: cmd.Process.Pid, Start: st.start}
+		}
+	}
+	t.Fatal("the child did not exit")
+	return Process{}
 }
 
 func self(t *testing.T) Process {
@@ -225,22 +242,25 @@ func TestOthers(t *testing.T) {
 			{ID: "cur", Started: t0.Add(time.Hour), Agent: me},
 		}, "", 1},
 		{"ended cleanly", []Session{
-			{ID: "a", Started: t0, Agent: gone(t), Ended: true},
+			{ID: "a", Started: t0, Agent: exited(t), Ended: true},
 		}, "", 0},
 		{"process gone without SessionEnd", []Session{
-			{ID: "a", Started: t0, Agent: gone(t)},
+			{ID: "a", Started: t0, Agent: exited(t)},
 		}, "a", 0},
 		{"pid reused by another process", []Session{
 			{ID: "a", Started: t0, Agent: reused},
 		}, "a", 0},
 		{"older crash behind a clean session", []Session{
-			{ID: "a", Started: t0, Agent: gone(t)},
-			{ID: "b", Started: t0.Add(time.Hour), Agent: gone(t), Ended: true},
+			{ID: "a", Started: t0, Agent: exited(t)},
+			{ID: "b", Started: t0.Add(time.Hour), Agent: exited(t), Ended: true},
 		}, "", 0},
 		{"crash beside a live session", []Session{
-			{ID: "a", Started: t0, Agent: gone(t)},
+			{ID: "a", Started: t0, Agent: exited(t)},
 			{ID: "b", Started: t0.Add(time.Hour), Agent: me},
 		}, "a", 1},
+		{"exited, not yet reaped", []Session{
+			{ID: "a", Started: t0, Agent: zombie(t)},
+		}, "a", 0},
 		{"unknown process is not called crashed", []Session{
 			{ID: "a", Started: t0},
 		}, "", 0},
@@ -318,5 +338,58 @@ func TestAgentIsAnAncestor(t *testing.T) {
 	}
 	if alive, known := a.Alive(); !alive || !known {
 		t.Errorf("the agent process %+v is not alive", a)
+	}
+}
+
+// TestCrashToldOnce: a session dies while another runs beside it and ends
+// cleanly; the next start is told of the crash, and the one after it is not.
+func TestCrashToldOnce(t *testing.T) {
+	d := Dir(t.TempDir())
+	a := exec.Command("sleep", "60")
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Process.Kill()
+	st, _ := procStat(a.Process.Pid)
+	agentA := Process{PID: a.Process.Pid, Start: st.start}
+	me := self(t)
+	start := func(i int, session string, p Process) {
+		t.Helper()
+		r := journal.Record{TS: t0.Add(time.Duration(i) * time.Minute), Event: "SessionStart", Session: session, Source: "startup"}
+		if err := d.Observe(Event{Record: r, Agent: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	end := func(i int, session string) {
+		t.Helper()
+		if err := d.Observe(Event{Record: journal.Record{TS: t0.Add(time.Duration(i) * time.Minute), Event: "SessionEnd", Session: session}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	others := func(current string) (string, int) {
+		s, _ := d.Read()
+		c, live := s.Others(current)
+		if c == nil {
+			return "", len(live)
+		}
+		return c.ID, len(live)
+	}
+
+	start(0, "A", agentA)
+	start(1, "B", me)
+	if c, live := others("B"); c != "" || live != 1 {
+		t.Fatalf("beside a running A: crashed %q, %d live; want none and A live", c, live)
+	}
+	a.Process.Kill()
+	a.Wait()
+	end(2, "B")
+	start(3, "C", me)
+	if c, _ := others("C"); c != "A" {
+		t.Errorf("after A died: crashed %q; want A", c)
+	}
+	end(4, "C")
+	start(5, "D", me)
+	if c, _ := others("D"); c != "" {
+		t.Errorf("at the start after that: crashed %q; want none (told once)", c)
 	}
 }
