@@ -62,12 +62,13 @@
 //
 // An assignment key is the run of [A-Za-z0-9_.-] before '=' or ':' (an
 // optional closing quote and spaces may sit between), compared without case.
-// It names a secret when it ends in password, passwd, passphrase, secret,
-// token, apikey, api_key, api-key, accesskey, access_key, access-key,
-// secretkey, secret_key, secret-key, privatekey, private_key or private-key,
-// or when it is "pass" or ends in "_pass", "-pass" or ".pass"; or when it is
-// made of segments joined by '_', '-' or '.', one of which is secret, token,
-// password, passwd, passphrase or apikey and the last of which does not name a
+// It names a secret when it is sig or ends in password, passwd, passphrase,
+// secret, token, signature, apikey, api_key, api-key, accesskey,
+// access_key, access-key, secretkey, secret_key, secret-key, privatekey,
+// private_key or private-key, or when it is "pass" (not "PASS", go test's
+// status) or ends in "_pass", "-pass" or ".pass"; or when it is made of
+// segments joined by '_', '-' or '.', one of which is secret, token,
+// password, passwd, passphrase, apikey or pwd and the last of which does not name a
 // property (SECRET_KEY_BASE, GITHUB_TOKEN_RW; not TOKEN_TYPE, SECRET_NAME,
 // PASSWORD_MIN_LENGTH); or when its last segment is key and the one before
 // does not name a kind of key that is no secret (STRIPE_KEY; not PRIMARY_KEY,
@@ -701,7 +702,10 @@ func secretKeyKind(key string) string {
 	switch {
 	case hasSuffixFold(key, "password"), hasSuffixFold(key, "passwd"),
 		hasSuffixFold(key, "passphrase"), hasSuffixFold(key, "secret"),
-		hasSuffixFold(key, "token"):
+		hasSuffixFold(key, "token"), hasSuffixFold(key, "signature"),
+		len(key) == 3 && hasPrefixFold(key, "sig"):
+		// A signature (X-Amz-Signature=, an Azure SAS sig=) opens a
+		// signed URL to whoever has it.
 		return kindAssignment
 	case hasSuffixFold(key, "authorization"):
 		return kindBearer
