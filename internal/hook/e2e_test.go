@@ -161,9 +161,10 @@ func TestE2EFailedCommandRecorded(t *testing.T) {
 // pinned CLI shapes its payload. WorktreeCreate is not among them: a
 // WorktreeCreate hook takes over creating the worktree (the CLI fails the
 // EnterWorktree call when the hook prints no path), so baton must not be
-// installed for it; PermissionDenied is not fired by a -p run.
+// installed for it. PermissionDenied fires in auto mode, whose check the
+// scripted server cannot run, so it denies the call.
 func TestE2EWorkEventsRecorded(t *testing.T) {
-	events := []string{"TaskCreated", "TaskCompleted", "CwdChanged", "SubagentStart", "PostToolUse", "PreCompact", "PostCompact", "StopFailure"}
+	events := []string{"TaskCreated", "TaskCompleted", "CwdChanged", "SubagentStart", "PostToolUse", "PreCompact", "PostCompact", "StopFailure", "PermissionDenied"}
 	hookCmd := func(env *claudetest.Env) {
 		gitInit(t, env.Dir)
 		env.WriteProjectSettings(t, claudetest.HookSettings(claudetest.ShellQuote(filepath.Join(claudetest.BuildBaton(t), "baton-hook")), events...))
@@ -200,8 +201,15 @@ func TestE2EWorkEventsRecorded(t *testing.T) {
 		}
 	}
 
+	denied := claudetest.New(t, modelserver.New(t, modelserver.ToolUse("Write", map[string]any{"file_path": "/etc/baton-e2e.txt", "content": "x"}), modelserver.Text("done")))
+	hookCmd(denied)
+	if out, err := denied.Command(t.Context(), "-p", "write it", "--permission-mode", "auto").CombinedOutput(); err == nil {
+		t.Logf("the auto-mode run exited 0: %s", out)
+	}
+
 	got := map[string]journal.Record{}
-	for _, r := range append(journalRecords(t, env.Dir), journalRecords(t, failing.Dir)...) {
+	all := append(journalRecords(t, env.Dir), journalRecords(t, failing.Dir)...)
+	for _, r := range append(all, journalRecords(t, denied.Dir)...) {
 		if _, seen := got[r.Event]; !seen || r.Event != "PostToolUse" {
 			got[r.Event] = r
 		}
@@ -218,6 +226,9 @@ func TestE2EWorkEventsRecorded(t *testing.T) {
 		{"SubagentStart", func(r journal.Record) bool { return r.Desc == "general-purpose" }},
 		{"PreCompact", func(r journal.Record) bool { return r.Trigger == "manual" }},
 		{"PostCompact", func(r journal.Record) bool { return r.Trigger == "manual" }},
+		{"PermissionDenied", func(r journal.Record) bool {
+			return r.Tool == "Write" && r.File == "/etc/baton-e2e.txt" && r.Reason != ""
+		}},
 		{"StopFailure", func(r journal.Record) bool {
 			return r.Error == "server_error" && strings.Contains(r.Message, "500")
 		}},
