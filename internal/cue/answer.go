@@ -22,10 +22,10 @@ const (
 	MaxPrompt = 1500
 	MaxTool   = 800
 	// recentBytes is how much of the journal's end a tool note reads for
-	// failures newer than the recall file (a Stop rewrites the file when
-	// it is ten minutes old: a busy session writes about 100 KiB in that
-	// time); promptBytes how much a prompt that speaks of the past reads.
-	// Reading is most of an answer's cost.
+	// failures newer than the recall file, which a Stop rewrites once it
+	// is ten minutes old: several hundred records, the last minutes of a
+	// busy session. promptBytes is how much a prompt that speaks of the
+	// past reads. Reading is most of an answer's cost.
 	recentBytes = 128 << 10
 	promptBytes = 64 << 10
 	recentCalls = 64
@@ -60,7 +60,7 @@ type hit struct {
 // Weights of the kinds of term a prompt and an entry share.
 const (
 	weightWord   = 1
-	weightStrong = 2 // a path, an identifier, a long word
+	weightStrong = 2 // a path, an identifier, a long katakana word
 	weightFile   = 3
 	weightCmd    = 2 // program and subcommand
 	maxHits      = 4
@@ -77,10 +77,9 @@ const (
 
 // Prompt returns the recall block for a prompt that touches earlier work,
 // or "" when it touches none. A prompt touches an entry when they share
-// terms worth minScore, or one word when the prompt speaks of the past
-// ("we decided", "前回"). A prompt that asks
-// about the last session with nothing more specific gets the newest
-// sessions.
+// terms worth minScore, or minPast when the prompt speaks of the past
+// ("we decided", "前回"). A prompt that asks about the last session with
+// nothing more specific gets the newest sessions.
 func Prompt(ctx context.Context, o Options, prompt string) (text string, err error) {
 	p := strings.TrimSpace(prompt)
 	if p == "" || strings.HasPrefix(p, "/") {
@@ -163,7 +162,7 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 }
 
 // recentFailures adds to hits the Bash commands the prompt names that
-// failed in the journal's last recentBytes, newer than what the recall
+// failed in the journal's last promptBytes, newer than what the recall
 // file says of them: a failure minutes old is not in the file yet.
 func recentFailures(ctx context.Context, j *journal.Journal, q map[string]qterm, hits []*hit) ([]*hit, error) {
 	recs, err := j.Tail(ctx, 8, journal.TailOptions{
