@@ -62,7 +62,27 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdFetch(f, nil),
 		NewCmdVersion(f),
 	)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command group (a command that only
+// holds others) fail on a word that names none of them, as the root does:
+// by itself cobra prints the group's help and exits 0, so a mistyped
+// `baton context reject` looked like it had worked.
+func refuseUnknownSubcommands(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		refuseUnknownSubcommands(c)
+	}
+	if cmd.HasParent() && cmd.HasSubCommands() && cmd.Run == nil && cmd.RunE == nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath())
+			}
+			return nil
+		}
+		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
 }
 
 // Main runs baton with args and returns the process exit code. It is the one
