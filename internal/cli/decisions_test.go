@@ -135,7 +135,7 @@ func TestFormApprove(t *testing.T) {
 		{name: "enter twice keeps all and the hints", post: []string{keyEnter}, cross: []string{keyEnter}, want: []string{"alpha=issue", "beta=cross-issue", "gamma=issue"}},
 		{
 			name:  "drop one, unmark the hint, mark another",
-			post:  []string{keyDown, keyDown, keySpace, keyEnter},     // gamma off
+			post:  []string{keyDown, keyDown, keySpace, keyEnter},  // gamma off
 			cross: []string{keySpace, keyDown, keySpace, keyEnter}, // alpha on, beta off
 			want:  []string{"alpha=cross-issue", "beta=issue"},
 		},
