@@ -158,14 +158,15 @@ func generate() ([]byte, error) {
 				return nil, fmt.Errorf("rule %s: keyword %q is shorter than 2 bytes", id, k)
 			}
 		}
-		ml, err := maxMatchLen(r.Regex.String())
+		src := stripLeadIn(r.Regex.String())
+		ml, err := maxMatchLen(src)
 		if err != nil {
 			return nil, fmt.Errorf("rule %s: %w", id, err)
 		}
 		rules = append(rules, rule{
 			id:       id,
 			maxLen:   ml,
-			re:       addRE([]string{r.Regex.String()}),
+			re:       addRE([]string{src}),
 			group:    r.SecretGroup,
 			entropy:  r.Entropy,
 			keywords: r.Keywords,
@@ -296,6 +297,30 @@ func render(version string, regexps []string, global []allowlist, rules []rule, 
 	}
 	p("}\n")
 	return b.Bytes()
+}
+
+// leadIn is what gitleaks puts before the keyword of its semi-generic rules
+// so that a match starts with the whole name around the keyword.
+const leadIn = `[\w.-]{0,50}?`
+
+// stripLeadIn removes leadIn from the start of a rule's expression (also
+// inside a leading (?i: group). It can match nothing, so it decides neither
+// whether the expression matches nor where its secret group is; it only
+// makes the expression some fifty times larger, slower to compile and to
+// run. None of the rules kept has an allowlist that reads the whole match.
+func stripLeadIn(src string) string {
+	for {
+		switch {
+		case strings.HasPrefix(src, leadIn):
+			src = src[len(leadIn):]
+		case strings.HasPrefix(src, "(?i)"+leadIn):
+			src = "(?i)" + src[len("(?i)"+leadIn):]
+		case strings.HasPrefix(src, "(?i:"+leadIn):
+			src = "(?i:" + src[len("(?i:"+leadIn):]
+		default:
+			return src
+		}
+	}
 }
 
 // unboundedLen stands for the length of a match that has no bound, such as
