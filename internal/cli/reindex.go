@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -52,6 +53,12 @@ var (
 	msgIndexCounted = i18n.Msg{JA: "%s %d 件", EN: "%d %s"}
 )
 
+// reindexMemoryLimit keeps the garbage collector working before the heap
+// outgrows what a rebuild holds (documents read ahead of the writer), so
+// that with SQLite's page cache and FTS5's buffer the process stays within
+// 64 MiB.
+const reindexMemoryLimit = 32 << 20
+
 func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 	f := opts.Factory
 	w, cfg, lang, err := openWorkspace(f, opts.Lang)
@@ -64,6 +71,7 @@ func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 		return err
 	}
 	defer ix.Close()
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(reindexMemoryLimit))
 	var bar *progressBar
 	if f.IO.IsTerminal {
 		bar = &progressBar{w: f.IO.ErrOut}

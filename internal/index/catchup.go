@@ -71,6 +71,24 @@ type doc struct {
 	// cols are the words of each column of docs_fts, when the reader
 	// sorted them; nil puts title and body in the column of the kind.
 	cols *[nCols]string
+	// fts are the values of docs_fts's columns after the rowid, once
+	// ftsArgs made them.
+	fts []any
+}
+
+// ftsArgs returns the values of docs_fts's columns after the rowid: the
+// columns' text folded and spaced as the index wants it, the kind and the
+// session token. They are made once, where the document is read.
+func (d *doc) ftsArgs() []any {
+	if d.fts == nil {
+		cols := d.columns()
+		args := make([]any, 0, nCols+2)
+		for _, c := range cols {
+			args = append(args, ftsText(c))
+		}
+		d.fts = append(args, string(d.kind), sessionToken(d.session))
+	}
+	return d.fts
 }
 
 // sessionAcc gathers what a batch says about a session.
@@ -169,6 +187,17 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 		w.total = ix.pending(known, transcripts, layers, wholes)
 		progress(0, w.total)
 	}
+	if rebuild {
+		if err := bulkLoad(ctx, conn); err != nil {
+			return err
+		}
+		defer func() {
+			// FTS5 keeps these settings: later catch-ups merge as usual.
+			ctx := context.WithoutCancel(ctx)
+			conn.ExecContext(ctx, ftsSet, "automerge", ftsAutomerge)
+			conn.ExecContext(ctx, ftsSet, "crisismerge", ftsCrisisDefault)
+		}()
+	}
 	if err := w.begin(ctx); err != nil {
 		return err
 	}
@@ -208,7 +237,42 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 			}
 		}
 	}
-	return w.commit(ctx)
+	if err := w.commit(ctx); err != nil {
+		return err
+	}
+	if rebuild {
+		if _, err := conn.ExecContext(ctx, "INSERT INTO docs_fts(docs_fts) VALUES('optimize')"); err != nil {
+			return fmt.Errorf("catch up: %w", classify(err))
+		}
+	}
+	return nil
+}
+
+// Loading the FTS5 index in a rebuild. FTS5 keeps what is added in memory
+// up to its hash size (1 MB by default), then writes it as a segment, and
+// by default merges segments as they accumulate, which rewrites each word's
+// list again and again as the index grows. A rebuild keeps 4 MB in memory,
+// merges nothing while it loads (past crisisMerge segments of one level
+// FTS5 still does) and merges everything once at the end: less work, and
+// one segment for searches to read.
+const (
+	ftsSet           = "INSERT INTO docs_fts(docs_fts, rank) VALUES(?, ?)"
+	ftsHashSize      = 4 << 20
+	ftsAutomerge     = 4 // FTS5's default
+	ftsCrisisMerge   = 64
+	ftsCrisisDefault = 16 // FTS5's default
+)
+
+func bulkLoad(ctx context.Context, conn *sql.Conn) error {
+	for _, kv := range []struct {
+		key string
+		val int
+	}{{"hashsize", ftsHashSize}, {"automerge", 0}, {"crisismerge", ftsCrisisMerge}} {
+		if _, err := conn.ExecContext(ctx, ftsSet, kv.key, kv.val); err != nil {
+			return fmt.Errorf("catch up: %w", classify(err))
+		}
+	}
+	return nil
 }
 
 const journalSource = "journal"
@@ -340,13 +404,8 @@ func (w *writer) add(ctx context.Context, d *doc) error {
 	if err != nil {
 		return fmt.Errorf("catch up: %w", err)
 	}
-	cols := d.columns()
-	args := make([]any, 0, nCols+3)
-	args = append(args, id)
-	for _, c := range cols {
-		args = append(args, ftsText(c))
-	}
-	args = append(args, string(d.kind), sessionToken(d.session))
+	args := append(make([]any, 0, nCols+3), id)
+	args = append(args, d.ftsArgs()...)
 	if _, err := w.insFTS.ExecContext(ctx, args...); err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
@@ -629,21 +688,58 @@ func (w *writer) readTranscript(ctx context.Context, key, path string, from int6
 		return w.saveSource(ctx, key, string(KindTranscript), s)
 	}
 	w.session(session).transcript = key
-	end, err := transcript.Read(ctx, path, from, func(m *transcript.Message) error {
-		w.advance(m.End - last)
-		last = m.End
-		d := transcriptDoc(key, session, m)
-		if d.body == "" {
-			return w.maybeCommit(ctx, save)
+	// The transcript is read and its documents made on another goroutine
+	// while this one writes them: parsing, redaction and folding take
+	// another core instead of waiting for SQLite. At most readAhead
+	// batches wait, so memory stays flat.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []readMsg, readAhead)
+	var end int64
+	var rerr error
+	go func() {
+		defer close(batches)
+		batch := make([]readMsg, 0, readBatch)
+		send := func() bool {
+			select {
+			case batches <- batch:
+				batch = make([]readMsg, 0, readBatch)
+				return true
+			case <-rctx.Done():
+				return false
+			}
 		}
-		if err := w.add(ctx, d); err != nil {
-			return err
+		end, rerr = transcript.Read(rctx, path, from, func(m *transcript.Message) error {
+			r := readMsg{end: m.End, ts: m.Timestamp}
+			if d := transcriptDoc(key, session, m); d.body != "" {
+				d.ftsArgs()
+				r.doc = d
+			}
+			if batch = append(batch, r); len(batch) == readBatch && !send() {
+				return rctx.Err()
+			}
+			return nil
+		})
+		if rerr == nil && len(batch) > 0 && !send() {
+			rerr = rctx.Err()
 		}
-		a := w.session(session)
-		a.seen(m.Timestamp)
-		a.messages++
-		return w.maybeCommit(ctx, save)
-	})
+	}()
+	var werr error
+	for batch := range batches {
+		for _, r := range batch {
+			if werr != nil {
+				break // drained until the reader stops
+			}
+			if werr = w.addMessage(ctx, session, r, &last, save); werr != nil {
+				cancel()
+			}
+		}
+	}
+	// The channel is closed: the reader is done and end, rerr are set.
+	if werr != nil {
+		return werr
+	}
+	err := rerr
 	if errors.Is(err, transcript.ErrOffset) || errors.Is(err, fs.ErrNotExist) {
 		return nil // replaced or removed while read: next time
 	}
@@ -653,6 +749,37 @@ func (w *writer) readTranscript(ctx context.Context, key, path string, from int6
 	w.advance(end - last)
 	last = end
 	return save()
+}
+
+// Reading ahead of the writer: messages per batch, and batches waiting.
+const (
+	readBatch = 64
+	readAhead = 2
+)
+
+// readMsg is a transcript message read: its document (nil when it holds no
+// text), where its line ends and when it was written.
+type readMsg struct {
+	doc *doc
+	end int64
+	ts  time.Time
+}
+
+// addMessage writes a transcript message read, and commits when the batch is
+// full.
+func (w *writer) addMessage(ctx context.Context, session string, r readMsg, last *int64, save func() error) error {
+	w.advance(r.end - *last)
+	*last = r.end
+	if r.doc == nil {
+		return w.maybeCommit(ctx, save)
+	}
+	if err := w.add(ctx, r.doc); err != nil {
+		return err
+	}
+	a := w.session(session)
+	a.seen(r.ts)
+	a.messages++
+	return w.maybeCommit(ctx, save)
 }
 
 // maxToolText is how much of a tool's input or result a transcript document

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -220,5 +221,56 @@ func TestRankQuestionsRelaxed(t *testing.T) {
 				t.Errorf("deciding session not in the top 5 (words %q): %s", r.Words, strings.Join(top, " | "))
 			}
 		})
+	}
+}
+
+// A rebuild loads FTS5 differently from a catch-up (read ahead of the
+// writer, merged once at the end): it must find the same documents with the
+// same scores, and leave FTS5's merge settings as they were.
+func TestRebuildMatchesCatchUp(t *testing.T) {
+	c := newRankCorpus(t)
+	// One long transcript, read in many batches.
+	for n := range 3 * readBatch * readAhead {
+		c.say("long", []string{"user", "assistant"}[n%2], fmt.Sprintf("step %d of the long session: queue retry tuning, attempt %d", n, n))
+	}
+	if err := os.WriteFile(filepath.Join(c.f.transcripts, "long.jsonl"), []byte(strings.Join(c.lines["long"], "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := c.f.open(t)
+	queries := []string{"queue retry", "step", "再試行", "設定ファイル"}
+	for _, tp := range rankTopics {
+		queries = append(queries, tp.query, tp.question)
+	}
+	results := func() []string {
+		var out []string
+		for _, q := range queries {
+			r := search(t, ix, Query{Text: q, Limit: 50})
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s: %d", q, r.Total)
+			for _, h := range r.Hits {
+				fmt.Fprintf(&b, " %s@%.9g", h.Ref, h.Score)
+			}
+			out = append(out, b.String())
+		}
+		return out
+	}
+	before := results()
+	if err := ix.Rebuild(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	after := results()
+	for i := range before {
+		if before[i] != after[i] {
+			t.Errorf("after rebuild:\n got %s\nwant %s", after[i], before[i])
+		}
+	}
+	if !strings.HasPrefix(before[1], fmt.Sprintf("step: %d ", 3*readBatch*readAhead)) {
+		t.Errorf("the long transcript was not indexed whole: %s", before[1][:min(200, len(before[1]))])
+	}
+	for k, want := range map[string]int{"automerge": ftsAutomerge, "crisismerge": ftsCrisisDefault} {
+		var got int
+		if err := ix.db.QueryRow("SELECT v FROM docs_fts_config WHERE k = ?", k).Scan(&got); err != nil || got != want {
+			t.Errorf("FTS5 %s after rebuild = %d (%v); want %d", k, got, err, want)
+		}
 	}
 }
