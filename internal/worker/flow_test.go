@@ -592,3 +592,19 @@ func TestFlowOldPullRequestDoesNotCount(t *testing.T) {
 		t.Errorf("outcome = %s %s, pr %+v; want failed %s: the merged pull request predates the run", rec.State, rec.Category, rec.PullRequest, NoLinkedPR)
 	}
 }
+
+func TestFlowPersonsPullRequestDoesNotCount(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	n := h.addIssue("Add export", "body")
+	// A person's open pull request that closes the issue, from a branch of
+	// their own: not this run's work.
+	h.gh.AddPullRequest(githubtest.PullRequest{Title: "My fix", Body: "Closes #" + strconv.Itoa(n), Head: "alice/fix", Author: "alice"})
+	opts := h.options(t, "log,result=done", "log")
+	opts.Config.Worker.Execution.MinResumeMinutes = 240
+	rec := onlyRun(t, cycle(t, newWorker(t, opts)))
+	if rec.State != StateFailed || rec.Category != NoLinkedPR {
+		t.Errorf("outcome = %s %s, pr %+v; want failed %s: the open pull request is a person's", rec.State, rec.Category, rec.PullRequest, NoLinkedPR)
+	}
+	h.wantLabels(t, n, failedLabels, activeLabels)
+}

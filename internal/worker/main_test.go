@@ -98,6 +98,9 @@ func fakeAgent() int {
 				fmt.Fprintln(os.Stderr, err)
 				return 72
 			}
+		case "nap":
+			d, _ := time.ParseDuration(arg)
+			time.Sleep(d)
 		case "pid":
 			f, _ := os.OpenFile(os.Getenv("BATON_TEST_PIDS"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 			fmt.Fprintf(f, "%d\n", os.Getpid())

@@ -1,0 +1,345 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/githubtest"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/pgtest"
+)
+
+// These tests run several `baton worker run` processes, each a host of its
+// own (HOME, data folder, clone), on one Postgres queue.
+
+// fleetHost is one worker host.
+type fleetHost struct {
+	name  string
+	home  string
+	clone string
+	cmd   *exec.Cmd
+	out   *syncBuffer
+}
+
+// newHost makes a host: a home folder and a clone of the harness's remote.
+func (h *harness) newHost(t *testing.T, name string) *fleetHost {
+	t.Helper()
+	fh := &fleetHost{name: name, home: filepath.Join(t.TempDir(), name)}
+	fh.clone = filepath.Join(fh.home, "clone")
+	if err := os.MkdirAll(fh.home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h.git(t, fh.home, "clone", "-q", h.bare, fh.clone)
+	return fh
+}
+
+// fleetSetup is what a host's configuration and environment hold.
+type fleetSetup struct {
+	queueURL string
+	agent    config.WorkerAgentSetup
+	exec     map[string]any
+	// env overrides the harness's environment (later entries win).
+	env []string
+}
+
+// start starts `baton worker run` on the host.
+func (h *harness) start(t *testing.T, bin string, fh *fleetHost, s fleetSetup) {
+	t.Helper()
+	cfgDir := filepath.Join(fh.home, ".config", "baton")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	x := map[string]any{"min_resume_minutes": 240, "timeout_minutes": 30, "interval_minutes": 2, "max_parallel": 2, "max_issues_per_repo": 20}
+	for k, v := range s.exec {
+		x[k] = v
+	}
+	doc := map[string]any{"worker": map[string]any{
+		"repositories": []map[string]any{{"repo": "acme/widgets", "path": fh.clone}},
+		"agent":        map[string]any{"command": s.agent.Command, "args": s.agent.Args, "env": s.agent.Env},
+		"execution":    x,
+		"queue":        map[string]any{"url": s.queueURL, "rescue_margin_seconds": 0},
+	}}
+	b, err := yaml.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "baton"), "worker", "run")
+	cmd.Env = append(append(append([]string(nil), h.gitEnv...),
+		"HOME="+fh.home,
+		"XDG_CONFIG_HOME="+filepath.Join(fh.home, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(fh.home, ".local", "share"),
+		"BATON_WORKER_HOST="+fh.name,
+		// A configured minute lasts a second.
+		"BATON_WORKER_MINUTE=1s",
+		"LANG=C.UTF-8"), s.env...)
+	fh.cmd = cmd
+	fh.out = startWithOutput(t, cmd)
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		if t.Failed() {
+			t.Logf("host %s output:\n%s", fh.name, fh.out.String())
+		}
+	})
+}
+
+// stop stops a host with one SIGTERM and waits for it.
+func (fh *fleetHost) stop(t *testing.T) {
+	t.Helper()
+	fh.cmd.Process.Signal(syscall.SIGTERM)
+	if err := fh.cmd.Wait(); err != nil {
+		t.Errorf("host %s: %v\n%s", fh.name, err, fh.out.String())
+	}
+}
+
+// migrate runs `baton worker migrate` against url.
+func migrateQueue(t *testing.T, url string) {
+	t.Helper()
+	q, err := OpenQueue(t.Context(), url, t.TempDir(), i18n.EN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if err := q.Migrate(t.Context(), i18n.EN); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// claimPosts counts the claim comments posted on each issue, deleted or
+// not.
+func (h *harness) claimPosts() map[int]int {
+	out := map[int]int{}
+	re := regexp.MustCompile(`/issues/(\d+)/comments$`)
+	for _, r := range h.gh.Requests() {
+		if r.Route != githubtest.RouteCreateComment || !strings.Contains(string(r.Body), "baton:claim run=") {
+			continue
+		}
+		if m := re.FindStringSubmatch(r.Path); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			out[n]++
+		}
+	}
+	return out
+}
+
+// agentStarts counts the fake agent's runs on each issue (from its
+// worktree's name).
+func (h *harness) agentStarts(t *testing.T) map[int]int {
+	out := map[int]int{}
+	for _, inv := range readInvocations(t, h.agentLog()) {
+		num, _, _ := strings.Cut(filepath.Base(inv.Dir), "-")
+		n, _ := strconv.Atoi(num)
+		out[n]++
+	}
+	return out
+}
+
+// waitLabelled waits until every issue carries label.
+func (h *harness) waitLabelled(t *testing.T, issues []int, label string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		left := 0
+		for _, n := range issues {
+			if !slices.Contains(h.labels(t, n), label) {
+				left++
+			}
+		}
+		if left == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d issues still lack %s after %s", left, len(issues), label, within)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// fakeAgentSetup is the fake agent with the given first-run actions.
+func (h *harness) fakeAgentSetup(t *testing.T, fh *fleetHost, first string) config.WorkerAgentSetup {
+	return config.WorkerAgentSetup{Command: testBinary(t), Env: map[string]string{
+		"BATON_TEST_AGENT": "1",
+		"BATON_TEST_FIRST": first,
+		"BATON_TEST_LOG":   h.agentLog(),
+		"BATON_TEST_PIDS":  filepath.Join(fh.home, "pids"),
+	}}
+}
+
+// checkOnce fails t unless every issue was started and claimed exactly
+// once, and got exactly one pull request.
+func (h *harness) checkOnce(t *testing.T, issues []int) {
+	t.Helper()
+	starts, claims := h.agentStarts(t), h.claimPosts()
+	prs := map[int]int{}
+	for _, p := range h.gh.PullRequests() {
+		if m := branchIssue.FindStringSubmatch(p.Head); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			prs[n]++
+		}
+	}
+	for _, n := range issues {
+		if starts[n] != 1 || claims[n] != 1 || prs[n] != 1 {
+			t.Errorf("issue %d: agent started %d times, claimed %d times, %d pull requests; want 1, 1, 1", n, starts[n], claims[n], prs[n])
+		}
+		h.wantLabels(t, n, doneLabels, activeLabels)
+	}
+}
+
+func TestFleetThreeHostsThirtyIssues(t *testing.T) {
+	t.Parallel()
+	url := pgtest.DB(t)
+	bin := buildBaton(t)
+	h := newHarness(t)
+	migrateQueue(t, url)
+	var issues []int
+	for i := range 30 {
+		issues = append(issues, h.addIssue(fmt.Sprintf("Change %d", i), "body"))
+	}
+	var hosts []*fleetHost
+	for i := range 3 {
+		fh := h.newHost(t, "host-"+strconv.Itoa(i))
+		h.start(t, bin, fh, fleetSetup{queueURL: url, agent: h.fakeAgentSetup(t, fh, "log,pr")})
+		hosts = append(hosts, fh)
+	}
+	h.waitLabelled(t, issues, config.DefaultWorkerDone, 3*time.Minute)
+	for _, fh := range hosts {
+		fh.stop(t)
+	}
+	h.checkOnce(t, issues)
+	// Every host took part.
+	byHost := map[string]int{}
+	for _, n := range issues {
+		for _, c := range h.workerComments(n) {
+			if m := regexp.MustCompile(`\*\*Host:\*\* (\S+)`).FindStringSubmatch(c.Body); m != nil {
+				byHost[m[1]]++
+			}
+		}
+	}
+	if len(byHost) != 3 {
+		t.Errorf("runs by host = %v; want all three hosts working", byHost)
+	}
+}
+
+func TestFleetPostgresRestart(t *testing.T) {
+	t.Parallel()
+	cluster := pgtest.NewCluster(t)
+	url := cluster.DB(t)
+	bin := buildBaton(t)
+	h := newHarness(t)
+	migrateQueue(t, url)
+	var issues []int
+	for i := range 12 {
+		issues = append(issues, h.addIssue(fmt.Sprintf("Change %d", i), "body"))
+	}
+	var hosts []*fleetHost
+	for i := range 2 {
+		fh := h.newHost(t, "host-"+strconv.Itoa(i))
+		// Each run takes a moment, so that the restart falls mid-cycle.
+		h.start(t, bin, fh, fleetSetup{queueURL: url, agent: h.fakeAgentSetup(t, fh, "log,pr,nap=300ms"),
+			exec: map[string]any{"max_parallel": 1}})
+		hosts = append(hosts, fh)
+	}
+	// Once some issues are done, the database restarts under the hosts.
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(h.agentStarts(t)) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("no run started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cluster.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitLabelled(t, issues, config.DefaultWorkerDone, 3*time.Minute)
+	for _, fh := range hosts {
+		fh.stop(t)
+	}
+	h.checkOnce(t, issues)
+}
+
+func TestQueueErrorsNameTheFix(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	t.Run("unreachable", func(t *testing.T) {
+		q, err := OpenQueue(ctx, "postgres://baton:s3cret-pass@127.0.0.1:1/nowhere?sslmode=disable", t.TempDir(), i18n.EN)
+		if err == nil {
+			defer q.Close()
+			err = q.Check(ctx, i18n.EN)
+		}
+		if err == nil {
+			t.Fatal("no error for an unreachable database")
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "s3cret-pass") || !strings.Contains(msg, "127.0.0.1:1/nowhere") || !strings.Contains(msg, "worker.queue.url") {
+			t.Errorf("error = %q; want the URL without its password, and what to check", msg)
+		}
+	})
+	t.Run("unmigrated", func(t *testing.T) {
+		url := pgtest.DB(t)
+		q, err := OpenQueue(ctx, url, t.TempDir(), i18n.EN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Close()
+		err = q.Check(ctx, i18n.EN)
+		if err == nil || !strings.Contains(err.Error(), "baton worker migrate") {
+			t.Fatalf("error = %v; want the fix, baton worker migrate", err)
+		}
+		if err := q.Migrate(ctx, i18n.EN); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Check(ctx, i18n.EN); err != nil {
+			t.Errorf("after migrate: %v", err)
+		}
+	})
+}
+
+// queueDB opens the queue's database for a test's own queries.
+func queueDB(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// waitCheckpoint waits until the queue holds a checkpoint with a
+// transcript and the remote has its branch, and returns the branch.
+func (h *harness) waitCheckpoint(t *testing.T, db *sql.DB, within time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		var branch string
+		var size int
+		err := db.QueryRowContext(context.Background(), "SELECT branch, coalesce(length(transcript), 0) FROM baton_checkpoint LIMIT 1").Scan(&branch, &size)
+		if err == nil && size > 0 && h.remoteHas(branch) {
+			return branch
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no checkpoint with a transcript and a pushed branch after %s (last: %q %d %v)", within, branch, size, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
