@@ -18,9 +18,11 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/baton-cli/baton/internal/claudetest"
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/githubtest"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/modelserver"
 	"github.com/baton-cli/baton/internal/pgtest"
 )
 
@@ -341,5 +343,88 @@ func (h *harness) waitCheckpoint(t *testing.T, db *sql.DB, within time.Duration)
 			t.Fatalf("no checkpoint with a transcript and a pushed branch after %s (last: %q %d %v)", within, branch, size, err)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestFleetKilledHostResumedFromCheckpoint(t *testing.T) {
+	t.Parallel()
+	url := pgtest.DB(t)
+	claudetest.Binary(t) // skip early when the CLI is missing
+	bin := buildBaton(t)
+	h := newHarness(t)
+	migrateQueue(t, url)
+	n := h.addIssue("Add a change file", "Add change.txt to the repository.")
+	s := modelserver.New(t,
+		// Host A commits, then works on until it is killed.
+		bash(commitCommand),
+		bash("timeout 90 tail -f /dev/null"),
+		// Host B, resuming A's conversation on A's branch, pushes it and
+		// opens the pull request (A's commit is there already).
+		bash(strings.TrimPrefix(openPRCommand(n), commitCommand+" && ")),
+		modelserver.Text("Opened the pull request."),
+	)
+	setup := func(fh *fleetHost) fleetSetup {
+		e := claudetest.New(t, s)
+		return fleetSetup{
+			queueURL: url,
+			agent:    config.WorkerAgentSetup{Command: e.Bin, Args: []string{"--allowedTools", "Bash"}},
+			exec:     map[string]any{"timeout_minutes": 15},
+			env:      e.Environ(),
+		}
+	}
+	a, b := h.newHost(t, "host-a"), h.newHost(t, "host-b")
+	h.start(t, bin, a, setup(a))
+	db := queueDB(t, url)
+	branch := h.waitCheckpoint(t, db, 90*time.Second)
+
+	// Host A dies: SIGKILL to the worker and to its agent's group.
+	recs, err := (Store{Dir: filepath.Join(a.home, ".local", "share", "baton", "worker")}).List()
+	if err != nil || len(recs) != 1 || len(recs[0].Attempts) == 0 {
+		t.Fatalf("host A's records = %v, %v; want its run", recs, err)
+	}
+	a.cmd.Process.Kill()
+	a.cmd.Wait()
+	if pid := recs[0].Attempts[0].PID; pid > 0 {
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	mainBefore := len(s.Requests())
+
+	h.start(t, bin, b, setup(b))
+	h.waitLabelled(t, []int{n}, config.DefaultWorkerDone, 3*time.Minute)
+	b.stop(t)
+
+	prs := h.gh.PullRequests()
+	if len(prs) != 1 || prs[0].Head != branch {
+		t.Fatalf("pull requests = %+v; want one from the checkpoint's branch %s", prs, branch)
+	}
+	if log := h.git(t, h.bare, "log", "--format=%s", branch); !strings.Contains(log, "Add change.txt") {
+		t.Errorf("branch %s log = %q; want host A's commit on it", branch, log)
+	}
+	reqs := s.Requests()
+	if len(reqs) <= mainBefore {
+		t.Fatalf("host B sent no request to the model")
+	}
+	first := reqs[mainBefore]
+	if !strings.Contains(first.Text(), "Add change.txt to the repository.") || !strings.Contains(string(first.Body), "git commit -qm") {
+		t.Errorf("host B's first request does not carry host A's conversation:\n%s", first.Text())
+	}
+	comments := h.workerComments(n)
+	if len(comments) != 1 || !strings.Contains(comments[0].Body, "host-a") || !strings.Contains(comments[0].Body, "**Host:** host-b") {
+		t.Errorf("comments = %v; want one success comment saying host-b continued host-a's run", comments)
+		recs, _ := (Store{Dir: filepath.Join(b.home, ".local", "share", "baton", "worker")}).List()
+		for _, r := range recs {
+			for _, at := range r.Attempts {
+				t.Logf("host B attempt %s: exit %d stdout %s stderr %s", at.Kind, at.ExitCode, at.Stdout, at.Stderr)
+			}
+		}
+		for i, r := range s.Requests() {
+			t.Logf("main request %d: prompt %q", i, lastChars(r.Prompt(), 200))
+		}
+	}
+	if c := h.claimPosts()[n]; c != 2 {
+		t.Errorf("claim comments posted = %d; want 2 (host A's, then host B's)", c)
+	}
+	if left := h.claimComments(n); len(left) != 0 {
+		t.Errorf("claim comments left: %v", left)
 	}
 }
