@@ -101,8 +101,12 @@ func find(s string, spans []span) []span {
 			} else if class&classRun != 0 && run < 0 {
 				run = i
 			}
-			if s[i] == '~' && i > 0 {
+			switch c := s[i]; {
+			case c == '~' && i > 0:
 				k = i - 1
+			case gitleaksPunctFirst[c>>6]>>(c&63)&1 == 0:
+				i = next
+				continue
 			}
 		}
 		i = next

@@ -699,6 +699,10 @@ var gitleaksKeywords = [...]gitleaksKeyword{
 	{"zxlk", []byte{0x6f}},
 }
 
+// gitleaksPunctFirst has a bit set for each byte other than a letter or a
+// digit that starts a keyword.
+var gitleaksPunctFirst = [4]uint64{0x0, 0x80000000, 0x0, 0x0}
+
 // gitleaksPairs has bit c0<<8|c1 set when a keyword starts with the bytes c0 c1.
 var gitleaksPairs = [1024]uint64{
 	209: 0x400000000,

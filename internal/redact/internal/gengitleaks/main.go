@@ -259,6 +259,14 @@ func render(version string, regexps []string, global []allowlist, rules []rule, 
 		p("\t{%q, %#v},\n", k.text, toUint8(k.rules))
 	}
 	p("}\n\n")
+	var punct [4]uint64
+	for _, k := range kws {
+		if c := k.text[0]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			punct[c>>6] |= 1 << (c & 63)
+		}
+	}
+	p("// gitleaksPunctFirst has a bit set for each byte other than a letter or a\n// digit that starts a keyword.\n")
+	p("var gitleaksPunctFirst = [4]uint64{%#x, %#x, %#x, %#x}\n\n", punct[0], punct[1], punct[2], punct[3])
 	p("// gitleaksPairs has bit c0<<8|c1 set when a keyword starts with the bytes c0 c1.\n")
 	p("var gitleaksPairs = [1024]uint64{\n")
 	for i, w := range bits {
