@@ -201,7 +201,6 @@ var (
 	msgNowLastMsg    = i18n.Msg{JA: "**エージェントの最後の発言**（%s）：", EN: "**The agent's last message** (%s):"}
 	msgNowFiles      = i18n.Msg{JA: "**直近に触ったファイル**（直近 %d 回のツール呼び出し）：", EN: "**Files touched** (in the last %d tool calls):"}
 	msgNowCommands   = i18n.Msg{JA: "**直近のコマンド**：", EN: "**Recent commands**:"}
-	msgNowElsewhere  = msgElsewhere
 
 	msgPull = i18n.Msg{
 		JA: "さらに必要なら MCP ツール mcp__baton__decisions / mcp__baton__session_log / mcp__baton__search（ToolSearch で読み込み）か、`baton resume`・`baton search` で取得できます。",
@@ -295,7 +294,7 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 	lang := o.Lang
 	var out []string
 	if e := b.Elsewhere; e != nil {
-		out = append(out, msgNowElsewhere.Format(lang, e.Worktree, branchOr(e.Branch), Ago(b.At.Sub(e.At), lang)))
+		out = append(out, msgElsewhere.Format(lang, e.Worktree, branchOr(e.Branch), Ago(b.At.Sub(e.At), lang)))
 	}
 	if len(b.Unanswered) > 0 {
 		out = append(out, msgNowUnanswered.In(lang)+"\n"+strings.Join(quoted(b.Unanswered), "\n"))

@@ -170,7 +170,7 @@ func (b *Briefing) StateBroken() bool { return b.StateError != nil }
 // Build reads current.md and the journal's tail and decides what to brief.
 func Build(ctx context.Context, o Options) (*Briefing, error) {
 	b := &Briefing{
-		Source: FromNothing, StateFile: o.State.Current(), Journal: o.State.Journal(),
+		Source: FromNothing, Journal: o.State.Journal(),
 		Worktree: o.Worktree, Branch: o.Branch, At: o.Now,
 	}
 	b.StateFile = o.State.CurrentOf(o.Worktree, o.Main)
