@@ -165,6 +165,11 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		}
 	}
 	add(trackerCheck(ctx, f, root, cfg, lang))
+	if len(cfg.Worker.Repositories) > 0 {
+		for _, c := range workerChecks(ctx, f, cfg, lang) {
+			add(c.Name, c.Status, c.Detail)
+		}
+	}
 	if p, err := exec.LookPath("tmux"); err == nil {
 		add("tmux", checkOK, msgDrTmux.Format(lang, p))
 	} else {
@@ -271,6 +276,42 @@ func trackerCheck(ctx context.Context, f *Factory, root string, cfg *config.Conf
 		where = msgDrTrackerGitHub.Format(lang, c.github.Owner+"/"+c.github.Repo)
 	}
 	return "tracker", checkOK, where + " — " + c.reason(lang)
+}
+
+var (
+	msgDrQueue         = i18n.Msg{JA: "ワーカーのキュー %s に接続でき、テーブルも最新です", EN: "the worker's queue %s answers and is migrated"}
+	msgDrLabels        = i18n.Msg{JA: "ワーカーのラベルが %d 個のリポジトリにそろっています", EN: "the worker's labels exist in %d repositories"}
+	msgDrLabelsMissing = i18n.Msg{JA: "ラベルがありません: %s。`baton worker setup` で作成してください", EN: "labels missing: %s; create them with `baton worker setup`"}
+	msgDrLabelsBad     = i18n.Msg{JA: "ラベルを確認できません: %s", EN: "cannot check the labels: %s"}
+)
+
+// workerChecks checks the worker's queue connection and its labels.
+func workerChecks(ctx context.Context, f *Factory, cfg *config.Config, lang i18n.Lang) []check {
+	var out []check
+	if q, err := openQueue(ctx, f, cfg, lang); err != nil {
+		out = append(out, check{"queue", checkFail, err.Error()})
+	} else {
+		out = append(out, check{"queue", checkOK, msgDrQueue.Format(lang, q.Where())})
+		q.Close()
+	}
+	w, err := buildWorker(&WorkerOptions{Factory: f}, cfg, lang, nil, nil)
+	if err != nil {
+		return append(out, check{"labels", checkWarn, msgDrLabelsBad.Format(lang, err)})
+	}
+	states, err := w.Labels(ctx, false)
+	if err != nil {
+		return append(out, check{"labels", checkWarn, msgDrLabelsBad.Format(lang, tracker.Summary(err))})
+	}
+	var missing []string
+	for _, s := range states {
+		if !s.Existed {
+			missing = append(missing, s.Repo+" "+s.Label)
+		}
+	}
+	if len(missing) > 0 {
+		return append(out, check{"labels", checkWarn, msgDrLabelsMissing.Format(lang, strings.Join(missing, ", "))})
+	}
+	return append(out, check{"labels", checkOK, msgDrLabels.Format(lang, len(cfg.Worker.Repositories))})
 }
 
 // enabledPlugin returns the name of an enabled baton plugin in a settings file.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -87,7 +88,10 @@ func NewCmdWorker(f *Factory, runF func(context.Context, string, *WorkerOptions)
 		"Runs River's migrations and creates baton's checkpoint table in the queue's database:\n"+
 			"worker.queue.url (or BATON_QUEUE_URL), else this machine's SQLite file. Run it once per\n"+
 			"shared database, and after upgrading baton.", workerMigrateRun)
-	cmd.AddCommand(once, run, status, service, migrate)
+	setup := sub("setup", "Create the worker's labels in each repository (colour and description)",
+		"Creates the trigger, in-progress, done and failed labels of every worker.repositories entry\n"+
+			"that lacks them; labels that exist are left as they are.", workerSetupRun)
+	cmd.AddCommand(once, run, status, service, migrate, setup)
 	return cmd
 }
 
@@ -320,6 +324,67 @@ func workerRunRun(ctx context.Context, opts *WorkerOptions) error {
 	return err
 }
 
+var (
+	msgWorkerLabelMade  = i18n.Msg{JA: "%s: ラベル %q を作成しました", EN: "%s: created label %q"}
+	msgWorkerLabelHad   = i18n.Msg{JA: "%s: ラベル %q はあります", EN: "%s: label %q exists"}
+	msgWorkerQueue      = i18n.Msg{JA: "キュー（%s）:", EN: "Queue (%s):"}
+	msgWorkerQueueState = i18n.Msg{JA: "  %-10s %d 件%s", EN: "  %-10s %d%s"}
+	msgWorkerQueueBad   = i18n.Msg{JA: "キューを読めません: %s", EN: "cannot read the queue: %s"}
+	msgWorkerThisHost   = i18n.Msg{JA: "このマシンの実行:", EN: "This machine's runs:"}
+)
+
+func workerSetupRun(ctx context.Context, opts *WorkerOptions) error {
+	f := opts.Factory
+	cfg, lang, err := workerSetup(opts)
+	if err != nil {
+		return err
+	}
+	if len(cfg.Worker.Repositories) == 0 {
+		return errors.New(msgWorkerNoRepos.Format(lang, config.UserPath(f.Getenv)))
+	}
+	w, err := buildWorker(opts, cfg, lang, nil, nil)
+	if err != nil {
+		return err
+	}
+	states, err := w.Labels(ctx, true)
+	for _, s := range states {
+		if s.Existed {
+			fmt.Fprintln(f.IO.Out, msgWorkerLabelHad.Format(lang, s.Repo, s.Label))
+		} else {
+			fmt.Fprintln(f.IO.Out, msgWorkerLabelMade.Format(lang, s.Repo, s.Label))
+		}
+	}
+	return err
+}
+
+// printQueue prints the queue's jobs by state, and by host within a state.
+func printQueue(out io.Writer, lang i18n.Lang, st *worker.QueueStatus) {
+	fmt.Fprintln(out, msgWorkerQueue.Format(lang, st.Where))
+	if len(st.Counts) == 0 {
+		fmt.Fprintln(out, msgWorkerNone.In(lang))
+	}
+	for _, state := range worker.States() {
+		byHost := st.Counts[state]
+		if len(byHost) == 0 {
+			continue
+		}
+		total := 0
+		var hosts []string
+		for h, n := range byHost {
+			total += n
+			if h != "" {
+				hosts = append(hosts, fmt.Sprintf("%s %d", h, n))
+			}
+		}
+		slices.Sort(hosts)
+		detail := ""
+		if len(hosts) > 0 {
+			detail = "  (" + strings.Join(hosts, ", ") + ")"
+		}
+		fmt.Fprintln(out, msgWorkerQueueState.Format(lang, state, total, detail))
+	}
+}
+
 var msgWorkerMigrated = i18n.Msg{JA: "キューのデータベース %s を最新にしました。", EN: "The queue database %s is up to date."}
 
 func workerMigrateRun(ctx context.Context, opts *WorkerOptions) error {
@@ -390,10 +455,28 @@ func workerStatusRun(ctx context.Context, opts *WorkerOptions) error {
 	if err != nil {
 		return err
 	}
+	var qs *worker.QueueStatus
+	var qerr error
+	if q, err := openQueue(ctx, f, cfg, lang); err != nil {
+		qerr = err
+	} else {
+		qs, qerr = q.Status(ctx, max(opts.Limit, 0))
+		q.Close()
+	}
 	if opts.JSON {
-		return workerJSON(f.IO.Out, st)
+		return workerJSON(f.IO.Out, struct {
+			Queue      *worker.QueueStatus `json:"queue,omitempty"`
+			QueueError string              `json:"queue_error,omitempty"`
+			*worker.Status
+		}{qs, errText(qerr), st})
 	}
 	out := f.IO.Out
+	if qerr != nil {
+		fmt.Fprintln(f.IO.ErrOut, msgWorkerQueueBad.Format(lang, qerr))
+	} else {
+		printQueue(out, lang, qs)
+	}
+	fmt.Fprintln(out, msgWorkerThisHost.In(lang))
 	fmt.Fprintln(out, msgWorkerRunning.In(lang))
 	if len(st.Running) == 0 {
 		fmt.Fprintln(out, msgWorkerNone.In(lang))
@@ -413,6 +496,13 @@ func workerStatusRun(ctx context.Context, opts *WorkerOptions) error {
 		fmt.Fprintf(out, "  %s  %s\n", r.StartedAt.Local().Format(time.DateTime), line)
 	}
 	return nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 func deadlineText(t time.Time) string {

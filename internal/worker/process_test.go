@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,6 +58,7 @@ func (h *harness) batonCommand(t *testing.T, bin, first, resume string, args ...
 		// A configured minute lasts a second: a killed host's job is
 		// rescued within a minute.
 		"BATON_WORKER_MINUTE=1s",
+		"BATON_WORKER_HOST=test-host",
 		"LANG=C.UTF-8")
 	return cmd
 }
@@ -257,4 +259,46 @@ func describeRuns(runs []*Record) string {
 		fmt.Fprintf(&b, "[issue %d state %s step %s category %s: %s] ", r.Issue, r.State, r.Step, r.Category, r.Summary)
 	}
 	return b.String()
+}
+
+func TestProcessSetupAndStatus(t *testing.T) {
+	t.Parallel()
+	bin := buildBaton(t)
+	h := newHarness(t)
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := h.batonCommand(t, bin, "log,pr", "log", args...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("baton worker %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	out := run("setup")
+	if got := strings.Count(out, "created label"); got != 4 {
+		t.Errorf("setup output:\n%s\nwant 4 labels created", out)
+	}
+	want := map[string]string{config.DefaultWorkerTrigger: "1d76db", config.DefaultWorkerInProgress: "fbca04", config.DefaultWorkerDone: "0e8a16", config.DefaultWorkerFailed: "d93f0b"}
+	for _, l := range h.gh.Labels() {
+		if c, ok := want[l.Name]; ok {
+			if l.Color != c || l.Description == "" {
+				t.Errorf("label %s = colour %q, description %q; want %s and a description", l.Name, l.Color, l.Description, c)
+			}
+			delete(want, l.Name)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("labels not created: %v", want)
+	}
+	if out := run("setup"); strings.Count(out, "exists") != 4 {
+		t.Errorf("second setup output:\n%s\nwant the 4 labels found", out)
+	}
+
+	n := h.addIssue("Add export", "body")
+	runOnce(t, h.batonProcess(t, bin, "log,pr", "log"))
+	h.wantLabels(t, n, doneLabels, activeLabels)
+	out = run("status")
+	if !strings.Contains(out, "Queue (") || !regexp.MustCompile(`completed\s+1\s+\(test-host 1\)`).MatchString(out) {
+		t.Errorf("status output:\n%s\nwant the queue's completed job by host", out)
+	}
 }
