@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -101,7 +102,62 @@ func New(t testing.TB, server *modelserver.Server) *Env {
 	if err := os.Mkdir(filepath.Join(e.Home, "tmp"), 0o700); err != nil {
 		t.Fatalf("create TMPDIR: %v", err)
 	}
+	// Registered after the temporary folders, so it runs before they are
+	// removed: what the CLI left running (baton's detached jobs, the CLI's
+	// own helpers) must be gone first, or it writes into a folder being
+	// removed.
+	t.Cleanup(func() { waitForLeftovers(t, "HOME="+e.Home, LeftoverWait) })
 	return e
+}
+
+// LeftoverWait bounds how long a test's end waits for processes of its
+// Env to exit before they are killed.
+const LeftoverWait = 30 * time.Second
+
+// waitForLeftovers waits until no process has env (an exact KEY=VALUE
+// entry) in its environment, polling /proc, and kills those still there
+// after wait.
+func waitForLeftovers(t testing.TB, env string, wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	for {
+		pids := processesWithEnv(env)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range pids {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Logf("killed processes still running %v after the test: %v", wait, pids)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processesWithEnv returns the processes whose environment holds env. It
+// reads /proc and returns nothing where there is none.
+func processesWithEnv(env string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte(env + "\x00")
+	var pids []int
+	for _, de := range entries {
+		pid, err := strconv.Atoi(de.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", de.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		if bytes.HasPrefix(b, want) || bytes.Contains(b, append([]byte{0}, want...)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // Environ returns the complete environment the CLI runs with. Nothing is
