@@ -243,11 +243,17 @@ func TestE2EWorkEventsRecorded(t *testing.T) {
 			t.Errorf("%s record %+v lacks the payload's fields", c.event, r)
 		}
 	}
-	var update *journal.Record
+	var create, update *journal.Record
 	for _, r := range journalRecords(t, env.Dir) {
-		if r.Event == "PostToolUse" && r.Tool == "TaskUpdate" {
+		switch {
+		case r.Event == "PostToolUse" && r.Tool == "TaskUpdate":
 			update = &r
+		case r.Event == "PostToolUse" && r.Tool == "TaskCreate":
+			create = &r
 		}
+	}
+	if create == nil || create.TaskID != "1" || create.Desc != "write tokenizer" {
+		t.Errorf("TaskCreate record %+v; want task 1, its subject", create)
 	}
 	if update == nil || update.TaskID != "1" || update.TaskStatus != "completed" {
 		t.Errorf("TaskUpdate record %+v; want task 1 completed", update)

@@ -126,6 +126,10 @@ type toolInput struct {
 type toolResponse struct {
 	Interrupted      bool   `json:"interrupted"`
 	BackgroundTaskID string `json:"backgroundTaskId"`
+	// Task is what TaskCreate made: {"task":{"id":"1","subject":…}}.
+	Task struct {
+		ID string `json:"id"`
+	} `json:"task"`
 }
 
 func (r *toolResponse) UnmarshalJSON(b []byte) error {

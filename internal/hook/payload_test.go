@@ -172,6 +172,13 @@ func TestRecord(t *testing.T) {
 					t.Errorf("tool %q task %q status %q", r.Tool, r.TaskID, r.TaskStatus)
 				}
 			}},
+		{"task create tool: the id from the response", `{"hook_event_name":"PostToolUse","tool_name":"TaskCreate","tool_input":{"subject":"write tokenizer","description":"the tokenizer"},"tool_response":{"task":{"id":"1","subject":"write tokenizer","description":"the tokenizer"}}}`,
+			func(t *testing.T, r recordView) {
+				r.want(t, "TaskCreate", "", "write tokenizer")
+				if r.TaskID != "1" {
+					t.Errorf("task id %q; want 1", r.TaskID)
+				}
+			}},
 		{"permission denied", `{"hook_event_name":"PermissionDenied","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"reason":"denied by policy"}`,
 			func(t *testing.T, r recordView) {
 				r.want(t, "Bash", "", "rm -rf /")

@@ -43,6 +43,12 @@ func (p *Payload) Record(w Where, now time.Time) journal.Record {
 		}
 		if p.ToolName == "TaskUpdate" || p.ToolName == "TaskCreate" {
 			rec.TaskID, rec.TaskStatus = in.TaskID, in.Status
+			if rec.TaskID == "" {
+				rec.TaskID = p.ToolResponse.Task.ID // a new task's id is in the response
+			}
+			if in.Subject != "" {
+				rec.Desc = excerpt(in.Subject)
+			}
 		}
 		if p.Event == PermissionDenied {
 			rec.Reason = excerpt(p.Reason)

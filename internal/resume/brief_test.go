@@ -300,3 +300,22 @@ func TestWorktreeFoundBehindAnotherWorktree(t *testing.T) {
 		t.Errorf("the bounded journal scan found %d records; the test no longer shows what the worktree's records fix", old.Records)
 	}
 }
+
+// TestTodoFromToolCalls: with only the tool hooks installed (no TaskCreated
+// event), the todo list comes from the TaskCreate and TaskUpdate calls; with
+// both, a task is listed once.
+func TestTodoFromToolCalls(t *testing.T) {
+	recs := []journal.Record{
+		{Event: "PostToolUse", Session: "s", Tool: "TaskCreate", TaskID: "1", Desc: "lexer"},
+		{Event: "TaskCreated", Session: "s", TaskID: "2", Desc: "parser"},
+		{Event: "PostToolUse", Session: "s", Tool: "TaskCreate", TaskID: "2", Desc: "parser"},
+		{Event: "PostToolUse", Session: "s", Tool: "TaskUpdate", TaskID: "1", TaskStatus: "completed"},
+		{Event: "PostToolUse", Session: "s", Tool: "TaskUpdate", TaskID: "2", TaskStatus: "in_progress"},
+	}
+	b := &Briefing{}
+	b.fromRecords(recs)
+	want := []TodoItem{{"1", "lexer", "completed"}, {"2", "parser", "in_progress"}}
+	if fmt.Sprint(b.Todo) != fmt.Sprint(want) {
+		t.Errorf("todo = %+v; want %+v", b.Todo, want)
+	}
+}

@@ -67,12 +67,13 @@ func (b *Briefing) fromRecords(recs []journal.Record) {
 			if r.Message != "" {
 				b.LastMessage, b.LastMessageAt, b.lastSession = r.Message, r.TS, r.Session
 			}
-		case r.Event == "TaskCreated" && r.TaskID != "":
+		case (r.Event == "TaskCreated" || r.Event == "PostToolUse" && r.Tool == "TaskCreate") && r.TaskID != "":
+			// Both are recorded where both hooks are installed.
 			k := todoKey{r.Session, r.TaskID}
 			if todo[k] == nil {
 				todoOrder = append(todoOrder, k)
+				todo[k] = &TodoItem{ID: r.TaskID, Subject: r.Desc, Status: "pending"}
 			}
-			todo[k] = &TodoItem{ID: r.TaskID, Subject: r.Desc, Status: "pending"}
 			todoSession = r.Session
 		case r.Tool == "TaskUpdate" && r.Event == "PostToolUse" && r.TaskID != "":
 			if it := todo[todoKey{r.Session, r.TaskID}]; it != nil && r.TaskStatus != "" {
