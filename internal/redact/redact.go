@@ -107,7 +107,8 @@
 // and the others listed in passwordFlags. The command is the first word of the text since the last line
 // break, ';', '|', '&', '(' or JSON string start, after sudo, env and
 // VAR=value. "aws configure set KEY VALUE", "git config KEY VALUE" and the
-// like replace the VALUE of the first KEY that names a secret.
+// like replace the VALUE of the first KEY that names a secret, and so does
+// "login USER password SECRET" in .netrc files.
 //
 // In scheme://user:password@host the password runs from the first ':' after
 // "//" to the last '@' before the end of the host part ('/', '?', '#', a quote
@@ -318,9 +319,8 @@ func (r *redactor) match(i int) (start, end int, kind string) {
 			return i - 2, end, kind
 		}
 	case 'g':
-		if start, end, kind = r.configSet(i); kind != "" {
-			return start, end, kind
-		}
+		r.configSet(i)
+		r.netrc(i)
 		end, kind = r.token(i)
 		return i, end, kind
 	case 'A', 'x':

@@ -104,6 +104,7 @@ func TestRedact(t *testing.T) {
 		{"redis-cli -a", "redis-cli -h cache -a s3cretpass ping", "redis-cli -h cache -a " + red(kindArgument) + " ping"},
 		{"curl -u", "curl -fsS -u admin:s3cret https://x/api", "curl -fsS -u " + red(kindArgument) + " https://x/api"},
 		{"curl --user", `curl --user "bot:p4ss word" https://x/api`, `curl --user "` + red(kindArgument) + `" https://x/api`},
+		{"netrc", "machine api.example.com\n  login deploy password hunter2\nmachine x login y password z9", "machine api.example.com\n  login deploy password " + red(kindAssignment) + "\nmachine x login y password " + red(kindAssignment)},
 		{"mysql -p", "mysql -u root -pS3cret db", "mysql -u root -p" + red(kindArgument) + " db"},
 		{"mysqldump -p after env", "cd /srv && MYSQL_HOST=db mysqldump -uroot -p'S3 cret' app > a.sql", "cd /srv && MYSQL_HOST=db mysqldump -uroot -p'" + red(kindArgument) + "' app > a.sql"},
 
@@ -241,6 +242,7 @@ func TestRedactLeavesNearMisses(t *testing.T) {
 		{"option placeholder", `gh auth login --token "$GH_TOKEN" --secret ${SECRET}`},
 		{"options that are no secret", "--token-file ~/.tok --password-stdin --tokens 5 --secret-name prod"},
 		{"-p elsewhere", "docker run -p 8080:80 img; ssh -p 22 host; psql -p 5432; mysql -p db; cp -a x y"},
+		{"login elsewhere", "docker login -u bob --password-stdin; gh auth login --with-token; login password: none"},
 		{"-u elsewhere", "sort -u names.txt; git push -u origin main; docker run -u 1000 img; curl -u $CREDS https://x"},
 		{"--user elsewhere", "pip install --user requests; npm config set user x"},
 		{"-a elsewhere", "git commit -a -m msg; ls -a"},
@@ -444,6 +446,7 @@ func TestRedactFragmentCombinations(t *testing.T) {
 		"AKIA", "ASIA", "AIza", "xoxb-", "xapp-",
 		"sk_live_", "glpat-", "npm_", "dop_v1_", "hvs.", "SG.", "heroku", "curl ", "-u ", "-p ", "-a ", "--token ",
 		"docker login ", "redis-cli ", "mysql ", "aws configure set ", "git config ", "Cookie: ", "<password>", "</password>",
+		"login ", " login deploy password ", "password ", "machine x ",
 		"SECRET_KEY_BASE=", "STRIPE_KEY=", "API key: ", "qT7vX9pL2mN8rK4sW6yB1cF3hJ5dG0aZ9eR", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 		"abc", "123", "ABCdef456", "ABCDEFGHIJKLMNOP", "abcdefghijklmnopq", "0123456789",
 		"null", "self.x", "f(", "a.b", "x", "_", "-", ".", "鍵", "\xff",

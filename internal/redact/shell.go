@@ -164,15 +164,15 @@ func (r *redactor) commandIs(i int, name string) bool {
 // aws_secret_access_key SECRET", "git config --global github.token SECRET",
 // "npm config set //registry.npmjs.org/:_authToken SECRET". The value of the
 // first word that names a secret as an assignment key would is replaced,
-// when the scan reaches it. It never matches at i.
-func (r *redactor) configSet(i int) (start, end int, kind string) {
+// when the scan reaches it; nothing matches at i.
+func (r *redactor) configSet(i int) {
 	s := r.s
 	w := i + 1 - len("config")
 	if w < r.done || s[w:i+1] != "config" || r.pend.kind != "" {
-		return 0, 0, ""
+		return
 	}
 	if b := r.byteBefore(w); b != 0 && !isBlank(b) {
-		return 0, 0, ""
+		return
 	}
 	p := i + 1
 	if strings.HasPrefix(s[p:], "ure") {
@@ -205,7 +205,47 @@ func (r *redactor) configSet(i int) (start, end int, kind string) {
 			break
 		}
 	}
-	return 0, 0, ""
+	return
+}
+
+// netrc matches the password of a .netrc entry, "machine HOST login USER
+// password SECRET", with the 'g' of login at i. Like configSet, it leaves the
+// password pending until the scan reaches it, and never matches at i.
+func (r *redactor) netrc(i int) {
+	s := r.s
+	w := i - len("lo")
+	if w < r.done || i+len("gin") > len(s) || s[w:i+len("gin")] != "login" || r.pend.kind != "" {
+		return
+	}
+	if b := r.byteBefore(w); b != 0 && !isBlank(b) {
+		return
+	}
+	p := i + len("gin")
+	if p >= len(s) || !isBlank(s[p]) {
+		return
+	}
+	p = skipBlanks(s, p)
+	e := p
+	for e < len(s) && s[e] > ' ' {
+		e++
+	}
+	// A user replaced already was replaced by a rule that matched before
+	// login, which the scan then skipped: so it is in Redact's output too.
+	if strings.Contains(s[p:e], marker) {
+		return
+	}
+	user := e
+	p = skipBlanks(s, e)
+	if user == p || !strings.HasPrefix(s[p:], "password") {
+		return
+	}
+	p += len("password")
+	if p >= len(s) || !isBlank(s[p]) {
+		return
+	}
+	if start, end, ok := r.argument(skipBlanks(s, p)); ok {
+		r.pend = span{start, end, r.kindOf(start, end, kindAssignment)}
+	}
 }
 
 // argument finds an argument that holds a secret at j: like an assignment's
