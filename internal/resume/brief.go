@@ -64,7 +64,7 @@ type Brief struct {
 	DailyDue string
 }
 
-// Build assembles the briefing: the restart case and the task first (always
+// BuildBrief assembles the briefing: the restart case and the task first (always
 // kept), then the approved decisions (L3), where the worktree left off (open
 // loops, failing commands, the todo list, the last message, files and
 // commands), the recent and daily summaries (L1, L2), and how to pull more,
