@@ -73,7 +73,9 @@ func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 	defer ix.Close()
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(reindexMemoryLimit))
 	var bar *progressBar
-	if f.IO.IsTerminal {
+	// The bar is drawn where it goes: on a terminal, never into a pipe
+	// or a file (whatever the standard output is).
+	if errOut, ok := f.IO.ErrOut.(io.Reader); ok && isTerminal(errOut) {
 		bar = &progressBar{w: f.IO.ErrOut}
 	}
 	err = ix.Rebuild(ctx, bar.update)
