@@ -117,11 +117,19 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		defer ix.Close()
 	}
 	srv, err := web.New(web.Options{
-		State:          w.state,
-		Resume:         resumeOptions(w, cfg, f),
-		Route:          cfg.ContextRoute(),
-		Routes:         routes,
-		Runs:           worker.Store{Dir: workerDataDir(f)},
+		State:  w.state,
+		Resume: resumeOptions(w, cfg, f),
+		Route:  cfg.ContextRoute(),
+		Routes: routes,
+		Runs:   worker.Store{Dir: workerDataDir(f)},
+		Queue: func(ctx context.Context) (*worker.QueueStatus, error) {
+			q, err := openQueue(ctx, f, cfg, lang)
+			if err != nil {
+				return nil, err
+			}
+			defer q.Close()
+			return q.Status(ctx, 200)
+		},
 		Debates:        debate.Dir{Root: cfg.DebateDir(home)},
 		MemoryDir:      claudecode.MemoryDir(home, w.root),
 		TranscriptDirs: workspaceTranscriptDirs(f, w, home),

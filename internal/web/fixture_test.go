@@ -274,7 +274,14 @@ func (fx *fixture) options() Options {
 			State: fx.State, Worktree: fx.Main, Main: fx.Main, Branch: fxBranch,
 			Records: 30, Stale: 7 * 24 * time.Hour, ScanBytes: 256 << 10,
 		},
-		Runs:      worker.Store{Dir: fx.RunsDir},
+		Runs: worker.Store{Dir: fx.RunsDir},
+		Queue: func(context.Context) (*worker.QueueStatus, error) {
+			return &worker.QueueStatus{
+				Where:  "postgres://baton:xxxxx@db.example/queue",
+				Counts: map[string]map[string]int{"running": {"host-a": 1}, "completed": {"host-a": 3, "host-b": 2}},
+				Jobs:   []worker.JobView{{ID: 41, Repo: "acme/shop", Issue: 12, State: "running", Host: "host-a", Attempt: 2, At: time.Date(2026, 3, 10, 10, 0, 0, 0, time.UTC)}},
+			}, nil
+		},
 		Debates:   debate.Dir{Root: fx.DebatesDir},
 		MemoryDir: fx.MemoryDir,
 		TranscriptDirs: []string{

@@ -26,6 +26,15 @@ var messages = map[string]i18n.Msg{
 	"nav.debates":   msgNavDebates,
 	"nav.search":    msgNavSearch,
 	"nav.usage":     msgNavUsage,
+	"nav.queue":     msgNavQueue,
+
+	"col.jobs":    {JA: "ジョブ", EN: "Jobs"},
+	"col.hosts":   {JA: "ホスト", EN: "Hosts"},
+	"col.job":     {JA: "ジョブ", EN: "Job"},
+	"col.host":    {JA: "ホスト", EN: "Host"},
+	"col.attempt": {JA: "試行", EN: "Attempt"},
+	"col.at":      {JA: "時刻", EN: "At"},
+	"queue.empty": {JA: "ジョブはありません。", EN: "No jobs."},
 
 	"yes":                {JA: "はい", EN: "yes"},
 	"no":                 {JA: "いいえ", EN: "no"},

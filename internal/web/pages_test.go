@@ -204,6 +204,12 @@ func TestPages(t *testing.T) {
 			notWant: []string{"<b>done</b>"},
 		},
 		{
+			name: "worker queue by state and host",
+			path: "/queue",
+			code: http.StatusOK,
+			want: []string{"postgres://baton:xxxxx@db.example/queue", "completed", "host-a 3, host-b 2", "acme/shop", "#12"},
+		},
+		{
 			name: "an unknown run",
 			path: "/runs/nope",
 			code: http.StatusNotFound,

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -45,6 +46,9 @@ type Options struct {
 	Routes []string
 	// Runs are the worker's run records.
 	Runs worker.Store
+	// Queue reads the worker's job queue; nil: the queue page says there
+	// is none.
+	Queue func(ctx context.Context) (*worker.QueueStatus, error)
 	// Debates is the folder of debates.
 	Debates debate.Dir
 	// MemoryDir is the agent memory folder cross-issue decisions are
@@ -142,6 +146,7 @@ func New(o Options) (*Server, error) {
 	mux.HandleFunc("GET /debates/{id}", s.debate)
 	mux.HandleFunc("GET /search", s.search)
 	mux.HandleFunc("GET /usage", s.usage)
+	mux.HandleFunc("GET /queue", s.queue)
 	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, errNotFound)
 	})

@@ -22,7 +22,7 @@ import (
 // claudeRun sets up a harness with one eligible issue and a worker whose
 // agent is the real CLI answering with the turns script(n) returns for issue
 // n.
-func claudeRun(t *testing.T, script func(n int) []modelserver.Turn) (*harness, *modelserver.Server, Options, int) {
+func claudeRun(t testing.TB, script func(n int) []modelserver.Turn) (*harness, *modelserver.Server, Options, int) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs the real agent CLI, seconds per run; skipped with -short")

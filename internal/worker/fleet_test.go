@@ -39,7 +39,7 @@ type fleetHost struct {
 }
 
 // newHost makes a host: a home folder and a clone of the harness's remote.
-func (h *harness) newHost(t *testing.T, name string) *fleetHost {
+func (h *harness) newHost(t testing.TB, name string) *fleetHost {
 	t.Helper()
 	fh := &fleetHost{name: name, home: filepath.Join(t.TempDir(), name)}
 	fh.clone = filepath.Join(fh.home, "clone")
@@ -60,7 +60,7 @@ type fleetSetup struct {
 }
 
 // start starts `baton worker run` on the host.
-func (h *harness) start(t *testing.T, bin string, fh *fleetHost, s fleetSetup) {
+func (h *harness) start(t testing.TB, bin string, fh *fleetHost, s fleetSetup) {
 	t.Helper()
 	cfgDir := filepath.Join(fh.home, ".config", "baton")
 	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
@@ -106,7 +106,7 @@ func (h *harness) start(t *testing.T, bin string, fh *fleetHost, s fleetSetup) {
 }
 
 // stop stops a host with one SIGTERM and waits for it.
-func (fh *fleetHost) stop(t *testing.T) {
+func (fh *fleetHost) stop(t testing.TB) {
 	t.Helper()
 	fh.cmd.Process.Signal(syscall.SIGTERM)
 	if err := fh.cmd.Wait(); err != nil {
@@ -115,7 +115,7 @@ func (fh *fleetHost) stop(t *testing.T) {
 }
 
 // migrate runs `baton worker migrate` against url.
-func migrateQueue(t *testing.T, url string) {
+func migrateQueue(t testing.TB, url string) {
 	t.Helper()
 	q, err := OpenQueue(t.Context(), url, t.TempDir(), i18n.EN)
 	if err != nil {
@@ -146,7 +146,7 @@ func (h *harness) claimPosts() map[int]int {
 
 // agentStarts counts the fake agent's runs on each issue (from its
 // worktree's name).
-func (h *harness) agentStarts(t *testing.T) map[int]int {
+func (h *harness) agentStarts(t testing.TB) map[int]int {
 	out := map[int]int{}
 	for _, inv := range readInvocations(t, h.agentLog()) {
 		num, _, _ := strings.Cut(filepath.Base(inv.Dir), "-")
@@ -157,7 +157,7 @@ func (h *harness) agentStarts(t *testing.T) map[int]int {
 }
 
 // waitLabelled waits until every issue carries label.
-func (h *harness) waitLabelled(t *testing.T, issues []int, label string, within time.Duration) {
+func (h *harness) waitLabelled(t testing.TB, issues []int, label string, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -178,7 +178,7 @@ func (h *harness) waitLabelled(t *testing.T, issues []int, label string, within 
 }
 
 // fakeAgentSetup is the fake agent with the given first-run actions.
-func (h *harness) fakeAgentSetup(t *testing.T, fh *fleetHost, first string) config.WorkerAgentSetup {
+func (h *harness) fakeAgentSetup(t testing.TB, fh *fleetHost, first string) config.WorkerAgentSetup {
 	return config.WorkerAgentSetup{Command: testBinary(t), Env: map[string]string{
 		"BATON_TEST_AGENT": "1",
 		"BATON_TEST_FIRST": first,
@@ -189,7 +189,7 @@ func (h *harness) fakeAgentSetup(t *testing.T, fh *fleetHost, first string) conf
 
 // checkOnce fails t unless every issue was started and claimed exactly
 // once, and got exactly one pull request.
-func (h *harness) checkOnce(t *testing.T, issues []int) {
+func (h *harness) checkOnce(t testing.TB, issues []int) {
 	t.Helper()
 	starts, claims := h.agentStarts(t), h.claimPosts()
 	prs := map[int]int{}
@@ -317,7 +317,7 @@ func TestQueueErrorsNameTheFix(t *testing.T) {
 }
 
 // queueDB opens the queue's database for a test's own queries.
-func queueDB(t *testing.T, url string) *sql.DB {
+func queueDB(t testing.TB, url string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("pgx", url)
 	if err != nil {
@@ -329,7 +329,7 @@ func queueDB(t *testing.T, url string) *sql.DB {
 
 // waitCheckpoint waits until the queue holds a checkpoint with a
 // transcript and the remote has its branch, and returns the branch.
-func (h *harness) waitCheckpoint(t *testing.T, db *sql.DB, within time.Duration) string {
+func (h *harness) waitCheckpoint(t testing.TB, db *sql.DB, within time.Duration) string {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -427,4 +427,91 @@ func TestFleetKilledHostResumedFromCheckpoint(t *testing.T) {
 	if left := h.claimComments(n); len(left) != 0 {
 		t.Errorf("claim comments left: %v", left)
 	}
+}
+
+// BenchmarkFleet runs 100 scripted issues on 3 hosts × 2 workers over one
+// Postgres queue and reports jobs per minute, the time a job spends beyond
+// its agent (queue, git, GitHub, checkpoint), the wait before a job is
+// picked up, and GitHub requests per issue. One iteration is a whole
+// fleet run: use -benchtime 1x.
+//
+//	./scripts/test -run '^$' -bench BenchmarkFleet -benchtime 1x ./internal/worker
+func BenchmarkFleet(b *testing.B) {
+	const issues, hostCount = 100, 3
+	for range b.N {
+		b.StopTimer()
+		url := pgtest.DB(b)
+		bin := claudetest.BuildBaton(b)
+		h := newHarness(b)
+		migrateQueue(b, url)
+		var nums []int
+		for i := range issues {
+			nums = append(nums, h.addIssue(fmt.Sprintf("Change %d", i), "body"))
+		}
+		var hosts []*fleetHost
+		for i := range hostCount {
+			hosts = append(hosts, h.newHost(b, "host-"+strconv.Itoa(i)))
+		}
+		b.StartTimer()
+		start := time.Now()
+		for _, fh := range hosts {
+			h.start(b, bin, fh, fleetSetup{queueURL: url, agent: h.fakeAgentSetup(b, fh, "log,pr"),
+				exec: map[string]any{"max_parallel": 2, "interval_minutes": 10}})
+		}
+		h.waitLabelled(b, nums, config.DefaultWorkerDone, 10*time.Minute)
+		wall := time.Since(start)
+		b.StopTimer()
+		for _, fh := range hosts {
+			fh.stop(b)
+		}
+
+		// Per job: River's time from pick-up to completion, less the
+		// agent's own time; and the wait from available to picked up.
+		db := queueDB(b, url)
+		rows, err := db.Query(`SELECT id, attempted_at, finalized_at, scheduled_at FROM river_job WHERE kind = 'baton_issue' AND state = 'completed'`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		jobTime := map[int64]time.Duration{}
+		var waits []time.Duration
+		for rows.Next() {
+			var id int64
+			var attempted, finalized, scheduled time.Time
+			if err := rows.Scan(&id, &attempted, &finalized, &scheduled); err != nil {
+				b.Fatal(err)
+			}
+			jobTime[id] = finalized.Sub(attempted)
+			waits = append(waits, attempted.Sub(scheduled))
+		}
+		rows.Close()
+		var overhead []time.Duration
+		for _, fh := range hosts {
+			recs, _ := (Store{Dir: filepath.Join(fh.home, ".local", "share", "baton", "worker")}).List()
+			for _, r := range recs {
+				var agent time.Duration
+				for _, a := range r.Attempts {
+					agent += a.EndedAt.Sub(a.StartedAt)
+				}
+				if d, ok := jobTime[r.JobID]; ok {
+					overhead = append(overhead, d-agent)
+				}
+			}
+		}
+		if len(jobTime) != issues || len(overhead) != issues {
+			b.Fatalf("%d completed jobs, %d run records; want %d", len(jobTime), len(overhead), issues)
+		}
+		b.ReportMetric(float64(issues)/wall.Minutes(), "jobs/min")
+		b.ReportMetric(median(overhead).Seconds()*1000, "ms-beyond-agent/job")
+		b.ReportMetric(median(waits).Seconds()*1000, "ms-pickup-wait/job")
+		b.ReportMetric(float64(len(h.gh.Requests()))/issues, "github-requests/issue")
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -485,7 +485,7 @@ func TestAgentDeadline(t *testing.T) {
 
 // shellAgent writes a shell script that stands in for the agent (its
 // arguments are ignored) and returns its path.
-func shellAgent(t *testing.T, script string) string {
+func shellAgent(t testing.TB, script string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "agent")
 	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
@@ -495,7 +495,7 @@ func shellAgent(t *testing.T, script string) string {
 }
 
 // waitPIDs polls path until it lists n process ids.
-func waitPIDs(t *testing.T, path string, n int) []int {
+func waitPIDs(t testing.TB, path string, n int) []int {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {

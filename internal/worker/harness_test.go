@@ -44,7 +44,7 @@ type harness struct {
 	cfg    *config.Config
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	root := t.TempDir()
 	h := &harness{
@@ -141,7 +141,7 @@ var repoTemplate = sync.OnceValues(func() (string, error) {
 
 // proxy forwards to the fake GitHub, answering a pull request for a head
 // branch the bare remote lacks as GitHub does: 422 "head invalid".
-func (h *harness) proxy(t *testing.T) http.Handler {
+func (h *harness) proxy(t testing.TB) http.Handler {
 	target, err := url.Parse(h.gh.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func (h *harness) remoteHas(branch string) bool {
 	return cmd.Run() == nil
 }
 
-func (h *harness) git(t *testing.T, dir string, args ...string) string {
+func (h *harness) git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -202,7 +202,7 @@ func (h *harness) client(context.Context, config.WorkerRepo) (*github.Client, er
 
 // options returns Options for a worker on the harness, running the fake
 // agent with the given actions for its first run and its resume.
-func (h *harness) options(t *testing.T, first, resume string) Options {
+func (h *harness) options(t testing.TB, first, resume string) Options {
 	t.Helper()
 	cfg := *h.cfg
 	cfg.Worker.Agent = config.WorkerAgentSetup{
@@ -233,7 +233,7 @@ func (h *harness) options(t *testing.T, first, resume string) Options {
 
 func (h *harness) agentLog() string { return filepath.Join(h.home, "agent.jsonl") }
 
-func newWorker(t *testing.T, opts Options) *Worker {
+func newWorker(t testing.TB, opts Options) *Worker {
 	t.Helper()
 	w, err := New(opts)
 	if err != nil {
@@ -247,7 +247,7 @@ func (h *harness) addIssue(title, body string, labels ...string) int {
 	return h.gh.AddIssue(githubtest.Issue{Title: title, Body: body, Labels: append([]string{config.DefaultWorkerTrigger}, labels...), AuthorAssociation: "OWNER"})
 }
 
-func (h *harness) labels(t *testing.T, n int) []string {
+func (h *harness) labels(t testing.TB, n int) []string {
 	t.Helper()
 	is, ok := h.gh.Issue(n)
 	if !ok {
@@ -258,7 +258,7 @@ func (h *harness) labels(t *testing.T, n int) []string {
 
 // wantLabels checks that issue n has every label of want and none of
 // unwanted.
-func (h *harness) wantLabels(t *testing.T, n int, want []string, unwanted []string) {
+func (h *harness) wantLabels(t testing.TB, n int, want []string, unwanted []string) {
 	t.Helper()
 	got := h.labels(t, n)
 	for _, l := range want {
@@ -296,7 +296,7 @@ func (h *harness) claimComments(n int) []githubtest.Comment {
 }
 
 // cycle runs one cycle and fails t on a cycle error.
-func cycle(t *testing.T, w *Worker) *CycleResult {
+func cycle(t testing.TB, w *Worker) *CycleResult {
 	t.Helper()
 	res, err := w.Cycle(t.Context(), nil)
 	if err != nil {
@@ -309,7 +309,7 @@ func cycle(t *testing.T, w *Worker) *CycleResult {
 }
 
 // onlyRun returns the one run of a cycle.
-func onlyRun(t *testing.T, res *CycleResult) *Record {
+func onlyRun(t testing.TB, res *CycleResult) *Record {
 	t.Helper()
 	if len(res.Runs) != 1 {
 		t.Fatalf("cycle ran %d issues (skipped %v); want 1", len(res.Runs), res.Skipped)

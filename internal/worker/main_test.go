@@ -183,7 +183,7 @@ func fakePR() error {
 }
 
 // readInvocations returns what the fake agent logged.
-func readInvocations(t *testing.T, path string) []invocation {
+func readInvocations(t testing.TB, path string) []invocation {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
@@ -204,7 +204,7 @@ func readInvocations(t *testing.T, path string) []invocation {
 }
 
 // testBinary is the path of this test binary, the fake agent.
-func testBinary(t *testing.T) string {
+func testBinary(t testing.TB) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {

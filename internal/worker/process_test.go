@@ -25,13 +25,13 @@ import (
 
 // batonProcess returns a command running `baton worker once --json` on the
 // harness, its agent the fake one with the given actions.
-func (h *harness) batonProcess(t *testing.T, bin, first, resume string) *exec.Cmd {
+func (h *harness) batonProcess(t testing.TB, bin, first, resume string) *exec.Cmd {
 	return h.batonCommand(t, bin, first, resume, "once", "--json")
 }
 
 // batonCommand returns a command running `baton worker <args>` on the
 // harness.
-func (h *harness) batonCommand(t *testing.T, bin, first, resume string, args ...string) *exec.Cmd {
+func (h *harness) batonCommand(t testing.TB, bin, first, resume string, args ...string) *exec.Cmd {
 	t.Helper()
 	opts := h.options(t, first, resume)
 	cfgDir := filepath.Join(h.home, ".config", "baton")
@@ -64,7 +64,7 @@ func (h *harness) batonCommand(t *testing.T, bin, first, resume string, args ...
 }
 
 // runOnce runs a `baton worker once --json` process to its end.
-func runOnce(t *testing.T, cmd *exec.Cmd) CycleResult {
+func runOnce(t testing.TB, cmd *exec.Cmd) CycleResult {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -220,7 +220,7 @@ func (s *syncBuffer) String() string {
 }
 
 // startWithOutput starts cmd and returns its standard error as it comes.
-func startWithOutput(t *testing.T, cmd *exec.Cmd) *syncBuffer {
+func startWithOutput(t testing.TB, cmd *exec.Cmd) *syncBuffer {
 	t.Helper()
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -231,7 +231,7 @@ func startWithOutput(t *testing.T, cmd *exec.Cmd) *syncBuffer {
 }
 
 // waitFor polls cond until it holds, failing t after 30 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
@@ -244,7 +244,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // buildBaton builds the baton binary, once per test process; the tests
 // that run it are skipped with -short.
-func buildBaton(t *testing.T) string {
+func buildBaton(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the baton binary; skipped with -short")
