@@ -608,3 +608,34 @@ func TestFlowPersonsPullRequestDoesNotCount(t *testing.T) {
 	}
 	h.wantLabels(t, n, failedLabels, activeLabels)
 }
+
+func TestFlowDeadlineAfterStopPutsBack(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	n := h.addIssue("Add export", "body")
+	opts := h.options(t, "log,sleep", "log")
+	stop := make(chan struct{})
+	// The deadline comes once the worker was told to stop and the agent
+	// runs.
+	opts.AfterFunc = func(_ time.Duration, f func()) func() bool {
+		go func() {
+			waitPIDs(t, filepath.Join(h.home, "pids"), 2)
+			close(stop)
+			f()
+		}()
+		return func() bool { return true }
+	}
+	opts.KillDelay = time.Second
+	res, err := newWorker(t, opts).Cycle(t.Context(), stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := onlyRun(t, res)
+	if rec.State != StateInterrupted || rec.Category != "" {
+		t.Errorf("run = %s %s; want interrupted, not failed by the deadline that followed the stop", rec.State, rec.Category)
+	}
+	h.wantLabels(t, n, []string{config.DefaultWorkerTrigger}, []string{config.DefaultWorkerInProgress, config.DefaultWorkerFailed})
+	if c := h.workerComments(n); len(c) != 0 {
+		t.Errorf("comments = %v; want none: nothing failed", c)
+	}
+}
