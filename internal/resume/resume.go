@@ -7,8 +7,10 @@
 // (the worktree's own; see state.Dir.CurrentOf) when it describes a task in
 // progress, and from the worktree's own recent records and sessions, which the
 // hook keeps beside the journal (package wtstate): the cost does not grow with
-// the journal or with other worktrees' activity. Where a worktree has none yet
-// (hooks of an older baton), the journal's last Options.ScanBytes stand in.
+// the journal or with other worktrees' activity. Where a worktree's own records
+// are too few (none yet under hooks of an older baton, or just started by the
+// first hook of a newer one), the journal's last Options.ScanBytes add the
+// work before them.
 //
 // It only reads. current.md is parsed by package statefile and written by
 // `baton save`; the journal is package journal's; the layers are package
@@ -246,20 +248,29 @@ func readState(path string) (*statefile.File, error) {
 // records returns the worktree's recent records of every kind and its
 // newest o.Records activity records, both oldest first: from the
 // worktree's own records file, which the hook keeps whatever other worktrees
-// do; where there is none yet (hooks of an older baton), from the journal's
-// last o.ScanBytes.
+// do. Where that file holds fewer than o.Records activity records, the
+// journal's last o.ScanBytes stand in for what came before its first record:
+// all of it where there is no file yet (hooks of an older baton), and the
+// earlier work where the file was started lately (at the first hook call of
+// a newer baton, just before the briefing of that very start).
 func records(ctx context.Context, o Options) (all, activity []journal.Record, err error) {
 	wt := wtstate.Dir(o.State.WorktreeDir(o.Worktree))
 	if wt.HasRecords() {
 		if all, err = wt.Records(); err != nil {
 			return nil, nil, fmt.Errorf("read worktree records: %w", err)
 		}
-	} else {
+	}
+	if n := countFunc(all, isActivity); n < o.Records {
 		here := func(r *journal.Record) bool { return cmp.Or(r.Worktree, o.Main) == o.Worktree }
-		all, err = o.journal().Tail(ctx, 8*o.Records, journal.TailOptions{Match: here, Prefilter: mayBeActivityOf(o.Worktree), MaxBytes: o.ScanBytes})
+		if len(all) > 0 {
+			first := all[0].TS
+			here = func(r *journal.Record) bool { return r.TS.Before(first) && cmp.Or(r.Worktree, o.Main) == o.Worktree }
+		}
+		older, err := o.journal().Tail(ctx, 8*(o.Records-n), journal.TailOptions{Match: here, Prefilter: mayBeActivityOf(o.Worktree), MaxBytes: o.ScanBytes})
 		if err != nil {
 			return nil, nil, fmt.Errorf("read journal: %w", err)
 		}
+		all = append(older, all...)
 	}
 	for _, r := range all {
 		if isActivity(&r) {
@@ -270,6 +281,16 @@ func records(ctx context.Context, o Options) (all, activity []journal.Record, er
 		activity = activity[len(activity)-o.Records:]
 	}
 	return all, activity, nil
+}
+
+func countFunc(recs []journal.Record, f func(*journal.Record) bool) int {
+	n := 0
+	for i := range recs {
+		if f(&recs[i]) {
+			n++
+		}
+	}
+	return n
 }
 
 // elsewhere returns the last written activity record of another worktree

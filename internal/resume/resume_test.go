@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -373,5 +375,34 @@ func TestMayBeActivityOf(t *testing.T) {
 		if mayBeActivityOf(wt) != nil {
 			t.Errorf("mayBeActivityOf(%q) is a filter; want none for a path JSON may write otherwise", wt)
 		}
+	}
+}
+
+// TestFirstStartAfterUpgrade: a worktree worked on under an older baton
+// has its work only in the journal. The first hook call of a newer baton
+// starts the worktree's own records file (with the SessionStart it is
+// briefing); that young file must not hide the work the journal holds.
+func TestFirstStartAfterUpgrade(t *testing.T) {
+	dir := fixture(t, "journal-only")
+	o := baseOptions(dir)
+	before, err := Build(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Records == 0 || len(before.TopFiles) == 0 {
+		t.Fatalf("the fixture's journal gives %d records, files %+v; want some", before.Records, before.TopFiles)
+	}
+	wt := wtstate.Dir(o.State.WorktreeDir(o.Worktree))
+	start := journal.Record{TS: now, Event: "SessionStart", Session: "new", Source: "startup", Worktree: o.Worktree, Branch: "main"}
+	if err := wt.Observe(wtstate.Event{Record: start}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := Build(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Source != before.Source || after.Records != before.Records || !reflect.DeepEqual(after.TopFiles, before.TopFiles) || !reflect.DeepEqual(after.Commands, before.Commands) {
+		t.Errorf("after the first start: source %s, %d records, files %+v, commands %q; want what the journal gave: %s, %d, %+v, %q",
+			after.Source, after.Records, after.TopFiles, after.Commands, before.Source, before.Records, before.TopFiles, before.Commands)
 	}
 }
