@@ -121,12 +121,18 @@ func (d Dir) cut() error {
 		return fmt.Errorf("cut worktree records: %w", err)
 	}
 	if len(b) > KeepRecords {
-		b = b[len(b)-KeepRecords:]
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			b = b[i+1:]
-		}
+		b = fromLine(b, len(b)-KeepRecords)
 	}
 	return replace(d.records(), b)
+}
+
+// fromLine returns b from the first line that starts at or after from
+// (0 < from <= len(b)): a line starting exactly at from is whole and kept.
+func fromLine(b []byte, from int) []byte {
+	if i := bytes.IndexByte(b[from-1:], '\n'); i >= 0 {
+		return b[from+i:]
+	}
+	return nil
 }
 
 // replace writes path as data through a temporary file renamed over it, so
@@ -191,17 +197,16 @@ func readBounded(path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	off := max64(fi.Size()-max, 0)
+	// One byte more than max: it tells whether the window starts a line.
+	off := max64(fi.Size()-max-1, 0)
 	b := make([]byte, fi.Size()-off)
 	n, err := f.ReadAt(b, off)
 	b = b[:n]
 	if err != nil && n < len(b) {
 		return nil, err
 	}
-	if off > 0 {
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			b = b[i+1:]
-		}
+	if off > 0 && len(b) > 0 {
+		b = fromLine(b, 1)
 	}
 	return b, nil
 }

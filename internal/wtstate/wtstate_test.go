@@ -1,6 +1,7 @@
 package wtstate
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -391,5 +392,31 @@ func TestCrashToldOnce(t *testing.T) {
 	start(5, "D", me)
 	if c, _ := others("D"); c != "" {
 		t.Errorf("at the start after that: crashed %q; want none (told once)", c)
+	}
+}
+
+// TestRecordsCutKeepsWholeWindow: when the cut falls on a line's start,
+// that line is whole and kept.
+func TestRecordsCutKeepsWholeWindow(t *testing.T) {
+	d := Dir(t.TempDir())
+	const size = 256 // KeepRecords is a multiple of it
+	rec := func(i int) journal.Record {
+		r := journal.Record{TS: t0, Event: "PostToolUse", Tool: "Bash", Desc: fmt.Sprintf("%04d ", i)}
+		b, _ := json.Marshal(r)
+		r.Desc += strings.Repeat("x", size-len(b)-1)
+		return r
+	}
+	n := MaxRecords/size + 1
+	for i := range n {
+		if err := d.AppendRecord(rec(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := d.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := KeepRecords / size; len(recs) != want {
+		t.Errorf("%d records kept after the cut; want the newest %d (%d bytes)", len(recs), want, KeepRecords)
 	}
 }
