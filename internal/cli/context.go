@@ -540,7 +540,11 @@ func contextBuildRun(ctx context.Context, opts *ContextBuildOptions) error {
 		return flagError{errors.New(msgBadSource.Format(e.lang, opts.Source))}
 	}
 	if e.own {
-		// The repository's own route: the briefing a session start gets.
+		// The repository's own route: the briefing a session start gets,
+		// and the recall file its prompts and tool calls will read.
+		log, closer := e.w.state.Logger(f.Getenv)
+		defer closer.Close()
+		e.refreshRecall(ctx, f, log)
 		o := resume.BriefConfigured(e.cfg, f.Getenv, e.lang)
 		o.Options = resumeOptions(e.w, e.cfg, f)
 		o.Session, o.Source, o.Budget, o.Route = opts.Session, opts.Source, opts.Budget, e.files.Route
@@ -563,9 +567,6 @@ func contextBuildRun(ctx context.Context, opts *ContextBuildOptions) error {
 	if err != nil {
 		return err
 	}
-	log, closer := e.w.state.Logger(f.Getenv)
-	defer closer.Close()
-	e.refreshRecall(ctx, f, log)
 	if opts.JSON {
 		return printJSON(f, map[string]any{
 			"text": p.Text, "case": p.Restart.Case, "previous": p.Restart.Previous,
