@@ -1,6 +1,7 @@
 package wtstate
 
 import (
+	"cmp"
 	"strings"
 	"unicode/utf8"
 
@@ -59,6 +60,7 @@ func (d Dir) Observe(e Event) error {
 		return d.Update(func(s *State) bool {
 			t, ok := s.task(e)
 			if ok {
+				s.Chain = t.Chain
 				if s.Task != nil {
 					s.Previous = s.Task
 				}
@@ -124,14 +126,15 @@ func (s *State) session(e Event) {
 // task decides whether a prompt sets the task: a prompt that says so
 // ("new task: …"), or the first prompt of a chain. Within a chain the task
 // stays until a prompt says otherwise; a session started afresh opens a new
-// chain, whose first request is its task.
+// chain, whose first request is its task. Before any session event was seen
+// (hooks installed mid-session), the prompt's session opens the chain.
 func (s *State) task(e Event) (Task, bool) {
 	r := e.Record
 	prompt := strings.TrimSpace(e.Prompt)
 	if prompt == "" {
 		prompt = strings.TrimSpace(r.Prompt)
 	}
-	t := Task{Session: r.Session, TS: r.TS, Chain: s.Chain}
+	t := Task{Session: r.Session, TS: r.TS, Chain: cmp.Or(s.Chain, r.Session)}
 	if text, ok := NewTask(prompt); ok {
 		t.Text, t.By = cut(redact.Redact(text), MaxTask), ByExplicit
 		return t, true
@@ -140,7 +143,7 @@ func (s *State) task(e Event) (Task, bool) {
 	if prompt == "" || strings.HasPrefix(prompt, "/") {
 		return Task{}, false
 	}
-	if s.Task != nil && s.Task.Chain == s.Chain {
+	if s.Task != nil && s.Task.Chain == t.Chain {
 		return Task{}, false
 	}
 	t.Text, t.By = cut(redact.Redact(prompt), MaxTask), ByPrompt

@@ -99,6 +99,11 @@ func TestTaskSurvivesTheChain(t *testing.T) {
 			{"SessionStart", "s2", "startup", ""},
 			{"UserPromptSubmit", "s2", "", "update the docs"},
 		}, "update the docs", "write the tokenizer"},
+		{"hooks installed mid-session: no start seen", []step{
+			{"UserPromptSubmit", "s1", "", "write the tokenizer"},
+			{"Stop", "s1", "", ""},
+			{"UserPromptSubmit", "s1", "", "now run the tests"},
+		}, "write the tokenizer", ""},
 		{"capped", []step{
 			{"SessionStart", "s1", "startup", ""},
 			{"UserPromptSubmit", "s1", "", long},
