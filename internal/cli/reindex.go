@@ -57,7 +57,7 @@ var (
 // outgrows what a rebuild holds (documents read ahead of the writer), so
 // that with SQLite's page cache and FTS5's buffer the process stays within
 // 64 MiB.
-const reindexMemoryLimit = 32 << 20
+const reindexMemoryLimit = 16 << 20
 
 func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 	f := opts.Factory
