@@ -28,9 +28,10 @@ type Debate struct {
 	// socket name (tmux -L) instead of the current or default one.
 	TmuxSocket string `yaml:"tmux_socket"`
 	// EnterDelay is the longest pause between typing an instruction into a
-	// pane and pressing Enter: Enter goes as soon as the end of the text
-	// shows in the pane (default 300ms). 0 sends Enter with the text, for
-	// programs that read whole lines; nil means unset.
+	// pane and pressing Enter: Enter goes as soon as the text shows in the
+	// pane and 100ms have passed (or this delay, when shorter); default
+	// 300ms. 0 sends Enter with the text, for programs that read whole
+	// lines; nil means unset.
 	EnterDelay *Pause `yaml:"enter_delay"`
 	// HeadlessArgs are added to every headless agent run after "-p"
 	// (default: --permission-mode acceptEdits, so the agent may edit its

@@ -143,12 +143,17 @@ func (c Client) ListPanes(ctx context.Context) (map[string]bool, error) {
 // control characters are dropped. tmux receives the text as one argument: no
 // shell ever sees it.
 //
-// A terminal program that reads the text and the Enter in one read (Claude
-// Code does) takes them for a paste and the Enter for a line break. So with
-// a delay above 0, Enter waits until the end of the text shows in the pane,
-// which means the program has read it, or until delay has passed, whichever
-// comes first. With delay 0 the text and Enter go in one tmux call, for
-// programs that read whole lines.
+// With delay 0 the text and Enter go in one tmux call, for programs that
+// read whole lines. A terminal program that reads the text and the Enter in
+// one read (Claude Code does) takes them for a paste and the Enter for a line
+// break, and one that is not ready (just started, just finished a turn) drops
+// an Enter. So with a delay above 0, Enter waits until the text shows on the
+// pane's screen, which means the program has read it, and enterMinPause has
+// passed since it was typed (Claude Code shows a text before it takes an
+// Enter after it as a submission), or until delay has passed (a text too
+// long for the screen waits the whole delay); and when neither the screen
+// nor the cursor moves after Enter, Enter is pressed again, at most
+// enterRetries times.
 func (c Client) SendText(ctx context.Context, pane, text string, delay time.Duration) error {
 	line := OneLine(text)
 	arg := line
@@ -162,57 +167,108 @@ func (c Client) SendText(ctx context.Context, pane, text string, delay time.Dura
 		_, err := c.Run(ctx, "send-keys", "-t", pane, "-l", "--", arg, ";", "send-keys", "-t", pane, "Enter")
 		return err
 	}
-	// The tail is counted over the screen and the lines just above it, so
-	// an earlier copy that scrolls off the screen as the text is typed
-	// still counts.
-	tail := screenTail(line)
-	count := func() int {
-		screen, err := c.Run(ctx, "capture-pane", "-p", "-S", "-200", "-t", pane)
-		if err != nil {
-			return -1
-		}
-		return strings.Count(squeeze(screen), tail)
+	// The whole text, white space aside, is looked for: its words are the
+	// message's own, where a tail could be shared with the previous
+	// instruction still on the screen (or scrolled off it as this one is
+	// typed).
+	needle := squeeze(line)
+	count := func(view string) int { return strings.Count(squeeze(view), needle) }
+	before, err := c.view(ctx, pane)
+	if err != nil {
+		return err
 	}
-	seen := -1
-	if tail != "" {
-		seen = count()
-	}
+	seen := count(before)
+	typed := time.Now()
 	if _, err := c.Run(ctx, "send-keys", "-t", pane, "-l", "--", arg); err != nil {
 		return err
 	}
-	t := time.NewTimer(delay)
+	shown, last, err := c.poll(ctx, pane, delay, func(view string) bool { return needle != "" && count(view) > seen })
+	if err != nil {
+		return err
+	}
+	if err := sleep(ctx, typed.Add(min(enterMinPause, delay)).Sub(time.Now())); err != nil {
+		return err
+	}
+	enter := func() error {
+		_, err := c.Run(ctx, "send-keys", "-t", pane, "Enter")
+		return err
+	}
+	if err := enter(); err != nil || !shown {
+		return err
+	}
+	for range enterRetries {
+		moved, _, err := c.poll(ctx, pane, enterSettle, func(view string) bool { return view != last })
+		if err != nil || moved {
+			return err
+		}
+		if err := enter(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const (
+	// echoPoll is how often SendText looks at the pane.
+	echoPoll = 2 * time.Millisecond
+	// enterMinPause is the least time between the text and Enter when the
+	// delay allows it. Measured with Claude Code 2.1.328 typing an
+	// instruction right after its previous answer: Enter as soon as the
+	// text showed (10-20ms) was lost in about 1 run of 8; 50ms and 100ms
+	// after it, never in 48 instructions each.
+	enterMinPause = 100 * time.Millisecond
+	// enterSettle is how long a program has to show that it took Enter
+	// before SendText presses it again, at most enterRetries times.
+	enterSettle  = 150 * time.Millisecond
+	enterRetries = 2
+)
+
+// sleep waits d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
 	defer t.Stop()
-	poll := time.NewTicker(echoPoll)
-	defer poll.Stop()
-wait:
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// view returns the pane's cursor position and screen, which change when the
+// program in it shows something.
+func (c Client) view(ctx context.Context, pane string) (string, error) {
+	return c.Run(ctx, "display-message", "-p", "-t", pane, "#{cursor_x},#{cursor_y}", ";", "capture-pane", "-p", "-t", pane)
+}
+
+// poll looks at pane every echoPoll until done holds for its view or wait
+// has passed; it returns whether done held, and the last view.
+func (c Client) poll(ctx context.Context, pane string, wait time.Duration, done func(view string) bool) (bool, string, error) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	tick := time.NewTicker(echoPoll)
+	defer tick.Stop()
+	var last string
 	for {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, last, ctx.Err()
 		case <-t.C:
-			break wait
-		case <-poll.C:
-			if seen < 0 {
-				continue
+			return false, last, nil
+		case <-tick.C:
+			v, err := c.view(ctx, pane)
+			if err != nil {
+				return false, last, err
 			}
-			if count() > seen {
-				break wait
+			last = v
+			if done(v) {
+				return true, v, nil
 			}
 		}
 	}
-	_, err := c.Run(ctx, "send-keys", "-t", pane, "Enter")
-	return err
-}
-
-// echoPoll is how often SendText looks for the typed text in the pane.
-const echoPoll = 2 * time.Millisecond
-
-// screenTail returns the last runes of line that SendText looks for on the
-// screen, without white space (a program wraps the line where it likes);
-// "" when line is only white space.
-func screenTail(line string) string {
-	r := []rune(squeeze(line))
-	return string(r[max(0, len(r)-24):])
 }
 
 // squeeze drops white space.
