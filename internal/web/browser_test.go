@@ -206,6 +206,7 @@ func TestBrowser(t *testing.T) {
 		{"debate", "/debates/" + fx.DebateID, "#rounds", []string{fxProRound2, fxConRound1, "Round 2", "Not written: the debate ended first."}},
 		{"usage", "/usage", "main", []string{"2026-03-10", "2026-03-09", "13,330", "13,340 tokens in all"}},
 		{"usage-empty", "/usage?since=2030-01-01", "main", []string{"No usage in this period.", "Show all time"}},
+		{"search-results", "/search?q=csv", "#hits", []string{fxSlug}},
 	}
 	for _, size := range screens {
 		for _, p := range pages {
