@@ -174,13 +174,6 @@ func allDigits(s string) bool {
 	return true
 }
 
-// termSet is the distinct terms of s, strong when any occurrence is.
-func termSet(s string) map[string]bool {
-	set := map[string]bool{}
-	terms(s, func(t term) { set[t.text] = set[t.text] || t.strong })
-	return set
-}
-
 // Words that say nothing about which earlier work is meant.
 var stopWords = sync.OnceValue(func() map[string]bool {
 	return setOf(`the and for with that this from into what when where which while will would
