@@ -406,3 +406,27 @@ func TestFirstStartAfterUpgrade(t *testing.T) {
 			after.Source, after.Records, after.TopFiles, after.Commands, before.Source, before.Records, before.TopFiles, before.Commands)
 	}
 }
+
+// TestUnreadableWorktreeFiles: the worktree's own files cannot be read (a
+// folder in their place): the briefing still comes, from the journal.
+func TestUnreadableWorktreeFiles(t *testing.T) {
+	dir := fixture(t, "journal-only")
+	o := baseOptions(dir)
+	want, err := Build(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt := o.State.WorktreeDir(o.Worktree)
+	for _, name := range []string{"records.jsonl", "state.json"} {
+		if err := os.MkdirAll(filepath.Join(wt, name), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Build(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Build: %v; want the journal's briefing", err)
+	}
+	if got.Source != want.Source || got.Records != want.Records || !reflect.DeepEqual(got.TopFiles, want.TopFiles) {
+		t.Errorf("source %s, %d records, files %+v; want %s, %d, %+v", got.Source, got.Records, got.TopFiles, want.Source, want.Records, want.TopFiles)
+	}
+}

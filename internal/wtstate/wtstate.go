@@ -182,8 +182,9 @@ func (d Dir) HasRecords() bool {
 }
 
 // readBounded reads the last max bytes of path at most, from a line start;
-// nil, nil when it does not exist. A file that outgrew its cut (written by
-// something else) costs no more than max.
+// nil, nil when it does not exist; an error only when it cannot be opened.
+// A file that outgrew its cut (written by something else) costs no more
+// than max.
 func readBounded(path string, max int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -200,11 +201,11 @@ func readBounded(path string, max int64) ([]byte, error) {
 	// One byte more than max: it tells whether the window starts a line.
 	off := max64(fi.Size()-max-1, 0)
 	b := make([]byte, fi.Size()-off)
-	n, err := f.ReadAt(b, off)
+	// A short read (a folder in the file's place, an I/O error) keeps what
+	// was read: a damaged file reads as what of it can be read, and lines
+	// cut short are skipped by the callers.
+	n, _ := f.ReadAt(b, off)
 	b = b[:n]
-	if err != nil && n < len(b) {
-		return nil, err
-	}
 	if off > 0 && len(b) > 0 {
 		b = fromLine(b, 1)
 	}
