@@ -182,23 +182,27 @@ func TestE2EWorkEventsRecorded(t *testing.T) {
 	env.Run(t, "-p", "do things", "--allowedTools", "Bash,TaskCreate,TaskUpdate,Agent")
 	env.Run(t, "-p", "/compact", "--continue")
 
-	// Every answer an error, however often the CLI retries.
-	errs := make([]modelserver.Turn, 20)
-	for i := range errs {
-		errs[i] = modelserver.ServerError()
-	}
-	failing := claudetest.New(t, modelserver.New(t, errs...))
-	failing.Extra = append(failing.Extra, "CLAUDE_CODE_MAX_RETRIES=0")
-	hookCmd(failing)
-	cmd := failing.Command(t.Context(), "-p", "hi")
-	if out, err := cmd.CombinedOutput(); err == nil {
-		t.Logf("the failing run exited 0: %s", out)
-	}
-	// The CLI may exit before its StopFailure hook has finished: poll.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if slices.ContainsFunc(journalRecords(t, failing.Dir), func(r journal.Record) bool { return r.Event == "StopFailure" }) {
+	// Every answer an error, however often the CLI retries. The CLI may
+	// exit before its StopFailure hook has run (it does not wait for that
+	// hook, and on a loaded machine the hook can lose the race with the
+	// exit), so the failing run is given up to three tries, each polled.
+	var failing *claudetest.Env
+	for try := 1; try <= 3; try++ {
+		errs := make([]modelserver.Turn, 20)
+		for i := range errs {
+			errs[i] = modelserver.ServerError()
+		}
+		failing = claudetest.New(t, modelserver.New(t, errs...))
+		failing.Extra = append(failing.Extra, "CLAUDE_CODE_MAX_RETRIES=0")
+		hookCmd(failing)
+		cmd := failing.Command(t.Context(), "-p", "hi")
+		if out, err := cmd.CombinedOutput(); err == nil {
+			t.Logf("the failing run exited 0: %s", out)
+		}
+		if waitForRecord(t, failing.Dir, "StopFailure", 10*time.Second) {
 			break
 		}
+		t.Logf("try %d: the CLI exited before its StopFailure hook recorded", try)
 	}
 
 	denied := claudetest.New(t, modelserver.New(t, modelserver.ToolUse("Write", map[string]any{"file_path": "/etc/baton-e2e.txt", "content": "x"}), modelserver.Text("done")))
@@ -266,4 +270,18 @@ func keys(m map[string]journal.Record) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// waitForRecord polls dir's journal for a record of event until wait has
+// passed, and says whether one came.
+func waitForRecord(t *testing.T, dir, event string, wait time.Duration) bool {
+	t.Helper()
+	for deadline := time.Now().Add(wait); ; time.Sleep(50 * time.Millisecond) {
+		if slices.ContainsFunc(journalRecords(t, dir), func(r journal.Record) bool { return r.Event == event }) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
