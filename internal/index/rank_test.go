@@ -274,3 +274,76 @@ func TestRebuildMatchesCatchUp(t *testing.T) {
 		}
 	}
 }
+
+// Hits come tier by tier: one approved decision naming a word outranks any
+// number of prompts, agent answers, tool outputs and pasted logs repeating
+// it, however often; and pages of any size, at any offset, put together
+// are the whole ordered list, each document once.
+func TestRankTiers(t *testing.T) {
+	c := &rankCorpus{f: newFixture(t), lines: map[string][]string{}, at: t0}
+	long := "After a long review of the options, weighing migration cost, operator burden, the rollout plan and " +
+		"every concern raised in the review threads, the team settles on zorblat for the scheduler"
+	b, _ := json.Marshal(map[string]any{"date": "2026-09-01", "ts": t0, "slug": "zorblat", "summary": long, "issue": 12, "session": "decide"})
+	c.decision = append(c.decision, string(b))
+	c.say("decide", "user", "Which scheduler should we use?")
+	dense := strings.Repeat("settles on zorblat ", 30)
+	for i := range 40 {
+		s := fmt.Sprintf("loud-%02d", i)
+		c.bash(s, "run zorblat", dense)
+		c.say(s, "assistant", "zorblat zorblat again")
+		c.say(s, "user", "zorblat is failing, here is the log:\n```\n"+strings.Repeat("quux zorblat\n", 5)+"```\nwhy?")
+	}
+	c.say("prompted", "user", "please look at zorblat")
+	for s, lines := range c.lines {
+		if err := os.WriteFile(filepath.Join(c.f.transcripts, s+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(c.f.state.Context(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.f.state.Context(), "decisions.jsonl"), []byte(strings.Join(c.decision, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := c.f.open(t)
+	for _, q := range []string{"zorblat", `"settles on zorblat"`, "zorblat quux", "what did we settle for zorblat", "zorblat OR quux"} {
+		t.Run(q, func(t *testing.T) {
+			all := search(t, ix, Query{Text: q, Limit: MaxLimit})
+			if len(all.Hits) != all.Total || all.Total == 0 {
+				t.Fatalf("%d hits of %d", len(all.Hits), all.Total)
+			}
+			if relaxed := strings.HasPrefix(q, "what"); all.Relaxed != relaxed {
+				t.Errorf("relaxed %v; want %v", all.Relaxed, relaxed)
+			}
+			key := func(h Hit) string { return fmt.Sprintf("%s %s %s %d", h.Kind, h.Ref, h.Event, h.Tier) }
+			seen := map[string]bool{}
+			for i, h := range all.Hits {
+				if seen[key(h)] {
+					t.Errorf("hit %d %s twice", i, key(h))
+				}
+				seen[key(h)] = true
+				if i > 0 && h.Tier < all.Hits[i-1].Tier {
+					t.Errorf("hit %d in tier %d after tier %d", i, h.Tier, all.Hits[i-1].Tier)
+				}
+			}
+			if q != "zorblat quux" && (all.Hits[0].Kind != KindDecision || all.Hits[0].Tier != 0) {
+				t.Errorf("first hit %s tier %d; want the decision, tier 0", all.Hits[0].Kind, all.Hits[0].Tier)
+			}
+			for _, size := range []int{1, 3, 7, 50} {
+				var got []string
+				for off := 0; off < all.Total+size; off += size {
+					for _, h := range search(t, ix, Query{Text: q, Limit: size, Offset: off}).Hits {
+						got = append(got, key(h))
+					}
+				}
+				var want []string
+				for _, h := range all.Hits {
+					want = append(want, key(h))
+				}
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("pages of %d: %d hits, not the whole list of %d in order", size, len(got), len(want))
+				}
+			}
+		})
+	}
+}

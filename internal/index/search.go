@@ -72,8 +72,10 @@ type Hit struct {
 	// <transcript path>:<line offset>, <layer file>:<offset>, a run id, or
 	// <debate id>:<main|pro|con>.
 	Ref string
-	// Score is the hit's relevance, higher is better; 0 for hits newest
-	// first.
+	// Tier is the hit's tier, 0 the strongest (see Search's ranking): hits
+	// come tier by tier. Score is its relevance within the tier, higher is
+	// better. Both are 0 for hits newest first.
+	Tier  int
 	Score float64
 }
 
@@ -98,15 +100,22 @@ func (h *Hit) Marked(open, close string) string {
 	return b.String()
 }
 
-// Ranking. A match counts by the column its words are in, through bm25's
-// column weights: approved decisions and summaries most, then sentences that
-// state a decision, what a person wrote, what the agent wrote, tool calls and output, and logs pasted into a
-// prompt least (the last columns, kinds and session ids, count nothing). The
-// weights fall steeply: bm25 saturates a heavy column's count, so that a
-// session repeating a topic in its tool output or a pasted log does not
-// outweigh the one place the topic was decided. The documents of a session
-// that made an approved decision matching the query count boostDecided times
-// as much.
+// Ranking. Hits are ordered by tier first: a document's tier is the
+// strongest group of columns its match can be made in — approved decisions,
+// summaries and sentences stating a decision (hi, said); then what a person
+// wrote (prompt); what the agent wrote (text); tool calls, their output and
+// the event and tool names (tool, meta); logs pasted into a prompt last
+// (log). A document whose match needs a weaker column belongs to that
+// column's tier: for "queue retry" with queue in a decision and retry only in
+// tool output, the tool tier. So a decision matching the query comes before
+// any number of tool outputs repeating it, and a tier is searched only while
+// the page is not full: the common case ranks the few strong matches and
+// never scores the thousands of weak ones.
+//
+// Within a tier bm25 orders, with column weights (the tier's columns count,
+// falling steeply as above; kinds and session ids count nothing), and the
+// documents of a session that made an approved decision matching the query
+// count boostDecided times as much. Ties go to the newest.
 const (
 	weights      = "bm25(docs_fts, 1.0, 1.0, 0.2, 0.1, 0.04, 0.015, 0.02, 0, 0)"
 	boostDecided = 2.0
@@ -116,6 +125,17 @@ const (
 	// boosted.
 	decidedSessions = 3
 )
+
+// tiers are the column filters of the tiers, strongest first, each holding
+// the columns of the tiers before it: a document is in the first tier whose
+// filter it matches. The last is textColumns.
+var tiers = []string{
+	"{hi said}",
+	"{hi said prompt}",
+	"{hi said prompt text}",
+	"{hi said prompt text tool meta}",
+	textColumns,
+}
 
 // Search finds the documents matching q. When none holds every word of a
 // plain query (no operators, quotes or stars), it looks again for documents
@@ -145,6 +165,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 // scored is a document found, before it is read.
 type scored struct {
 	id    int64
+	tier  int
 	score float64 // bm25: lower is better
 }
 
@@ -158,14 +179,15 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 
 	// A kind filter is a match on the kind column, which the index
 	// intersects at no cost.
-	match = textColumns + " : (" + match + ")"
+	var kindFilter string
 	if len(q.Kinds) > 0 {
 		kinds := make([]string, len(q.Kinds))
 		for i, k := range q.Kinds {
 			kinds[i] = string(k)
 		}
-		match = "kind : (" + strings.Join(kinds, " OR ") + ") AND " + match
+		kindFilter = "kind : (" + strings.Join(kinds, " OR ") + ") AND "
 	}
+	in := func(columns string) string { return kindFilter + columns + " : (" + match + ")" }
 	from, where := " FROM docs_fts WHERE docs_fts MATCH ?", ""
 	var since []any
 	if !q.Since.IsZero() {
@@ -174,7 +196,7 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 		since = []any{q.Since.UnixMilli()}
 	}
 	res := &Results{Ranked: !q.Newest}
-	if err := ix.db.QueryRowContext(ctx, "SELECT count(*)"+from+where, append([]any{match}, since...)...).Scan(&res.Total); err != nil {
+	if err := ix.db.QueryRowContext(ctx, "SELECT count(*)"+from+where, append([]any{in(textColumns)}, since...)...).Scan(&res.Total); err != nil {
 		return nil, searchError(err)
 	}
 	if res.Total == 0 || offset >= res.Total {
@@ -183,7 +205,7 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 	var page []scored
 	if q.Newest {
 		rows, err := ix.db.QueryContext(ctx, "SELECT docs_fts.rowid FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ?"+where+
-			" ORDER BY d.ts DESC, d.id DESC LIMIT ? OFFSET ?", append(append([]any{match}, since...), limit, offset)...)
+			" ORDER BY d.ts DESC, d.id DESC LIMIT ? OFFSET ?", append(append([]any{in(textColumns)}, since...), limit, offset)...)
 		if err != nil {
 			return nil, searchError(err)
 		}
@@ -192,8 +214,11 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 			return nil, err
 		}
 	} else {
-		var err error
-		if page, err = ix.ranked(ctx, match, from, where, since, offset+limit); err != nil {
+		decided, err := ix.decidedSessions(ctx, in(textColumns))
+		if err != nil {
+			return nil, err
+		}
+		if page, err = ix.tiered(ctx, in, from, where, since, decided, res.Total, offset+limit); err != nil {
 			return nil, err
 		}
 		page = page[min(offset, len(page)):]
@@ -205,10 +230,38 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 	return res, nil
 }
 
+// tiered returns the n best of the total documents matching, best first:
+// tier by tier, each ranked, until n are found or every match is. A tier's
+// filter holds the stronger tiers' columns, so its ranking returns their
+// documents again; they are all known by then (a tier is asked for only
+// when the ones before it held fewer than n) and are skipped.
+func (ix *Index) tiered(ctx context.Context, in func(string) string, from, where string, since []any, decided []string, total, n int) ([]scored, error) {
+	var out []scored
+	seen := make(map[int64]bool)
+	for t, columns := range tiers {
+		if len(out) >= n || len(out) >= total {
+			break
+		}
+		ranked, err := ix.ranked(ctx, in(columns), from, where, since, decided, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range ranked {
+			if seen[s.id] {
+				continue
+			}
+			seen[s.id] = true
+			s.tier = t
+			out = append(out, s)
+		}
+	}
+	return out[:min(n, len(out))], nil
+}
+
 // ranked returns the n best documents matching match, best first: the n
-// best by bm25, merged with the n best of the sessions that made a matching
-// approved decision, boosted. Each list is exact, so the merge is.
-func (ix *Index) ranked(ctx context.Context, match, from, where string, since []any, n int) ([]scored, error) {
+// best by bm25, merged with the n best of the decided sessions, boosted.
+// Each list is exact, so the merge is.
+func (ix *Index) ranked(ctx context.Context, match, from, where string, since []any, decided []string, n int) ([]scored, error) {
 	top := func(m string) ([]scored, error) {
 		rows, err := ix.db.QueryContext(ctx, "SELECT docs_fts.rowid, "+weights+" AS score"+from+where+
 			" ORDER BY score, docs_fts.rowid DESC LIMIT ?", append(append([]any{m}, since...), n)...)
@@ -218,11 +271,7 @@ func (ix *Index) ranked(ctx context.Context, match, from, where string, since []
 		return scanScored(rows, true)
 	}
 	best, err := top(match)
-	if err != nil {
-		return nil, err
-	}
-	decided, err := ix.decidedSessions(ctx, match)
-	if err != nil || len(decided) == 0 {
+	if err != nil || len(decided) == 0 || len(best) == 0 {
 		return best, err
 	}
 	boosted, err := top("sid : (" + strings.Join(decided, " OR ") + ") AND " + match)
@@ -340,7 +389,7 @@ func (ix *Index) readHits(ctx context.Context, res *Results, page []scored, term
 	}
 	for _, s := range page {
 		if h, ok := hits[s.id]; ok {
-			h.Score = -s.score
+			h.Tier, h.Score = s.tier, -s.score
 			res.Hits = append(res.Hits, h)
 		}
 	}
