@@ -196,14 +196,20 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 		since = []any{q.Since.UnixMilli()}
 	}
 	res := &Results{Ranked: !q.Newest}
-	if err := ix.db.QueryRowContext(ctx, "SELECT count(*)"+from+where, append([]any{in(textColumns)}, since...)...).Scan(&res.Total); err != nil {
-		return nil, searchError(err)
-	}
-	if res.Total == 0 || offset >= res.Total {
-		return res, nil
+	count := func() error {
+		if err := ix.db.QueryRowContext(ctx, "SELECT count(*)"+from+where, append([]any{in(textColumns)}, since...)...).Scan(&res.Total); err != nil {
+			return searchError(err)
+		}
+		return nil
 	}
 	var page []scored
 	if q.Newest {
+		if err := count(); err != nil {
+			return nil, err
+		}
+		if res.Total == 0 || offset >= res.Total {
+			return res, nil
+		}
 		rows, err := ix.db.QueryContext(ctx, "SELECT docs_fts.rowid FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ?"+where+
 			" ORDER BY d.ts DESC, d.id DESC LIMIT ? OFFSET ?", append(append([]any{in(textColumns)}, since...), limit, offset)...)
 		if err != nil {
@@ -214,11 +220,19 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 			return nil, err
 		}
 	} else {
+		// Counting every match and ranking the first tiers read
+		// different parts of the index: they run at once, on two
+		// connections.
+		counted := make(chan error, 1)
+		go func() { counted <- count() }()
 		decided, err := ix.decidedSessions(ctx, in(textColumns))
-		if err != nil {
-			return nil, err
+		if err == nil {
+			page, err = ix.tiered(ctx, in, from, where, since, decided, offset+limit)
 		}
-		if page, err = ix.tiered(ctx, in, from, where, since, decided, res.Total, offset+limit); err != nil {
+		if cerr := <-counted; err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return nil, err
 		}
 		page = page[min(offset, len(page)):]
@@ -230,16 +244,16 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 	return res, nil
 }
 
-// tiered returns the n best of the total documents matching, best first:
-// tier by tier, each ranked, until n are found or every match is. A tier's
+// tiered returns the n best documents matching, best first: tier by tier,
+// each ranked, until n are found or every tier is asked. A tier's
 // filter holds the stronger tiers' columns, so its ranking returns their
 // documents again; they are all known by then (a tier is asked for only
 // when the ones before it held fewer than n) and are skipped.
-func (ix *Index) tiered(ctx context.Context, in func(string) string, from, where string, since []any, decided []string, total, n int) ([]scored, error) {
+func (ix *Index) tiered(ctx context.Context, in func(string) string, from, where string, since []any, decided []string, n int) ([]scored, error) {
 	var out []scored
 	seen := make(map[int64]bool)
 	for t, columns := range tiers {
-		if len(out) >= n || len(out) >= total {
+		if len(out) >= n {
 			break
 		}
 		ranked, err := ix.ranked(ctx, in(columns), from, where, since, decided, n)
