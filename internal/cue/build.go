@@ -15,6 +15,7 @@ import (
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // Journal event names the recall reads (Claude Code's).
@@ -245,7 +246,7 @@ func addSessions(w *writer, byID map[string]*session, recent []recall.Recent) in
 	}
 	for i, s := range all {
 		text := s.prompt
-		if s.goal != "" && oneLine(s.goal) != oneLine(s.prompt) {
+		if s.goal != "" && textcut.OneLine(s.goal) != textcut.OneLine(s.prompt) {
 			text = strings.TrimSpace(text + " — " + s.goal)
 		}
 		e := entry{Kind: kindSession, When: s.first, Text: cut(text, maxText), Ref: s.id, Branch: s.branch}
@@ -392,21 +393,5 @@ func firstLine(s string) string {
 	return ""
 }
 
-// oneLine collapses whitespace to single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// cut makes s one line of at most n characters, marking a cut with "…".
-func cut(s string, n int) string {
-	s = oneLine(s)
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n-1 {
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
-}
+// cut is s on one line, at most n characters.
+func cut(s string, n int) string { return textcut.Chars(textcut.OneLine(s), n) }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/atomicfile"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // Status is the state of a debate.
@@ -425,15 +426,12 @@ var (
 )
 
 func mainBody(s *Session, p Paths) string {
-	return msgMainBody.Format(s.Lang, oneLine(s.Topic), p.Pro, p.Con, s.MaxRounds, s.ID)
+	return msgMainBody.Format(s.Lang, textcut.OneLine(s.Topic), p.Pro, p.Con, s.MaxRounds, s.ID)
 }
 
 func sideHeader(s *Session, side Role) string {
 	return msgSideHeader.Format(s.Lang, s.ID, side.Name(s.Lang))
 }
-
-// oneLine collapses runs of white space, line breaks included.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Entry is one debate found in the folder.
 type Entry struct {

@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // MaxText is the most characters of free text (a prompt, a command, a
@@ -120,18 +120,7 @@ func failure(msg string) (exit *int, lines string) {
 // excerpt redacts s and keeps at most MaxText characters, cutting on a
 // character boundary and marking the cut with "…".
 func excerpt(s string) string {
-	s = redact.Redact(s)
-	if utf8.RuneCountInString(s) <= MaxText {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == MaxText-1 {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
+	return textcut.Chars(redact.Redact(s), MaxText)
 }
 
 // size is the transcript's current length: where a later review of the

@@ -20,6 +20,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/transcript"
 )
 
@@ -806,12 +807,12 @@ func transcriptDoc(key, session string, m *transcript.Message) *doc {
 			}
 		case transcript.ToolUseBlock:
 			tools = append(tools, b.Name)
-			in := redact.Redact(b.Name + " " + cut(b.Input, maxToolText))
+			in := redact.Redact(b.Name + " " + textcut.Bytes(b.Input, maxToolText))
 			body = append(body, in)
 			d.setCol(colTool, in)
 		case transcript.ToolResultBlock:
 			if b.Text != "" {
-				out := redact.Redact(cut(b.Text, maxToolText))
+				out := redact.Redact(textcut.Bytes(b.Text, maxToolText))
 				body = append(body, out)
 				d.setCol(colTool, out)
 			}

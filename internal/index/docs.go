@@ -14,6 +14,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/textnorm"
 	"github.com/baton-cli/baton/internal/worker"
 )
@@ -160,9 +161,9 @@ func runDocs(path string, data []byte) []*doc {
 	parts = append(parts, r.Errors...)
 	for _, a := range r.Attempts {
 		if a.Result != nil {
-			parts = append(parts, cut(a.Result.Result, maxToolText))
+			parts = append(parts, textcut.Bytes(a.Result.Result, maxToolText))
 		}
-		parts = append(parts, cut(a.Stderr, maxToolText), a.Error)
+		parts = append(parts, textcut.Bytes(a.Stderr, maxToolText), a.Error)
 	}
 	var session string
 	for _, a := range r.Attempts {
@@ -230,17 +231,6 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-// cut keeps at most n bytes of s, on a character boundary, marking a cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // ftsText is text as the index keeps it: folded (textnorm.Fold) and

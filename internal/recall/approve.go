@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/atomicfile"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // A Candidate is a prompt with an approval phrase and the proposal it
@@ -78,7 +79,7 @@ func FindCandidates(entries []Entry, phrases []string) []Candidate {
 		}
 		out = append(out, Candidate{
 			ID: candidateID(e), TS: e.TS, Session: e.Session, Thread: e.Thread, Phrase: phrase,
-			Approval: cutItem(p), Proposal: cut(strings.TrimSpace(prev), maxProposal), Status: StatusPending,
+			Approval: cutItem(p), Proposal: textcut.Chars(strings.TrimSpace(prev), maxProposal), Status: StatusPending,
 		})
 	}
 	return out

@@ -17,6 +17,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/atomicfile"
 	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // DateLayout is how layer entries write a day.
@@ -79,7 +80,7 @@ func (d *Decision) SourceText() string {
 // Line is the decision in the log's text format,
 // "- [YYYY-MM-DD] <summary> (source: <issue/thread/session>)".
 func (d *Decision) Line() string {
-	return "- [" + d.Date + "] " + oneLine(d.Summary) + " (source: " + d.SourceText() + ")"
+	return "- [" + d.Date + "] " + textcut.OneLine(d.Summary) + " (source: " + d.SourceText() + ")"
 }
 
 // ErrDecision marks a decision that cannot be logged.

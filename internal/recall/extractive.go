@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // Extractive summarizes without a model: it picks facts from the records
@@ -108,13 +109,13 @@ func actionText(e Entry, lang i18n.Lang) string {
 	case e.Tool != "" && e.File != "":
 		return e.Tool + " " + displayPath(e.File, e.Worktree)
 	case e.Tool != "" && e.Desc != "":
-		return e.Tool + ": " + oneLine(e.Desc)
+		return e.Tool + ": " + textcut.OneLine(e.Desc)
 	case e.Tool != "":
 		return e.Tool
 	case e.Prompt != "":
-		return msgAsked.Format(lang, cut(oneLine(e.Prompt), 160))
+		return msgAsked.Format(lang, textcut.Chars(textcut.OneLine(e.Prompt), 160))
 	case e.Message != "":
-		return msgAnswered.Format(lang, cut(firstSentence(e.Message), 160))
+		return msgAnswered.Format(lang, textcut.Chars(firstSentence(e.Message), 160))
 	}
 	return ""
 }
@@ -133,7 +134,7 @@ func openLoops(in Input) []string {
 	}
 	if last >= 0 {
 		if e := in.Entries[last]; e.Prompt != "" && !isApproval(e.Prompt, in.Phrases) {
-			loops = append(loops, msgWaiting.Format(in.Lang, oneLine(e.Prompt)))
+			loops = append(loops, msgWaiting.Format(in.Lang, textcut.OneLine(e.Prompt)))
 		}
 	}
 	answered := false // a prompt came after the answer looked at
@@ -236,7 +237,7 @@ func threads(in Input) []string {
 			t.branch = e.Branch
 		}
 		if t.prompt == "" && e.Prompt != "" && !isApproval(e.Prompt, in.Phrases) {
-			t.prompt = cut(oneLine(e.Prompt), 100)
+			t.prompt = textcut.Chars(textcut.OneLine(e.Prompt), 100)
 		}
 		if isActivity(&e) {
 			t.acts++
@@ -330,7 +331,7 @@ func sentences(text string) []string {
 	var cur strings.Builder
 	flush := func() {
 		if s := strings.TrimSpace(cur.String()); s != "" {
-			out = append(out, oneLine(s))
+			out = append(out, textcut.OneLine(s))
 		}
 		cur.Reset()
 	}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // The tag a model writes to ask for more context:
@@ -162,7 +164,7 @@ func issueField(raw map[string]json.RawMessage, key string) (int, error) {
 	}
 	n, err := strconv.Atoi(strings.TrimPrefix(s, "#"))
 	if err != nil || n <= 0 || n > math.MaxInt32 {
-		return 0, fmt.Errorf("%w: %s %q is not an issue number", ErrTag, key, cut(s, 40))
+		return 0, fmt.Errorf("%w: %s %q is not an issue number", ErrTag, key, textcut.Chars(s, 40))
 	}
 	return n, nil
 }
@@ -181,11 +183,11 @@ func depthField(raw map[string]json.RawMessage, maxDepth int) (depth int, capped
 	f, perr := strconv.ParseFloat(s, 64)
 	switch {
 	case perr != nil && !errors.Is(perr, strconv.ErrRange):
-		return 0, false, fmt.Errorf("%w: depth %q is not a number", ErrTag, cut(s, 40))
+		return 0, false, fmt.Errorf("%w: depth %q is not a number", ErrTag, textcut.Chars(s, 40))
 	case math.IsNaN(f) || f < 1:
-		return 0, false, fmt.Errorf("%w: depth %q must be at least 1", ErrTag, cut(s, 40))
+		return 0, false, fmt.Errorf("%w: depth %q must be at least 1", ErrTag, textcut.Chars(s, 40))
 	case f != math.Trunc(f):
-		return 0, false, fmt.Errorf("%w: depth %q is not a whole number", ErrTag, cut(s, 40))
+		return 0, false, fmt.Errorf("%w: depth %q is not a whole number", ErrTag, textcut.Chars(s, 40))
 	case f > float64(maxDepth):
 		return maxDepth, true, nil
 	}
@@ -213,7 +215,7 @@ func (t *Tag) check() error {
 	case "":
 		return fmt.Errorf("%w: no target", ErrTag)
 	default:
-		return fmt.Errorf("%w: unknown target %q (allowed: %s, %s, %s)", ErrTag, cut(t.Target, 40), TargetThreadHistory, TargetSessionLog, TargetIssueBody)
+		return fmt.Errorf("%w: unknown target %q (allowed: %s, %s, %s)", ErrTag, textcut.Chars(t.Target, 40), TargetThreadHistory, TargetSessionLog, TargetIssueBody)
 	}
 	return nil
 }
@@ -222,7 +224,7 @@ func (t *Tag) check() error {
 func checkThreadTS(ts string) error {
 	sec, frac, ok := strings.Cut(ts, ".")
 	if !ok || !digits(sec, 1, 12) || !digits(frac, 1, 9) {
-		return fmt.Errorf("%w: thread_ts %q is not a Slack timestamp like 1778246185.616809", ErrTag, cut(ts, 40))
+		return fmt.Errorf("%w: thread_ts %q is not a Slack timestamp like 1778246185.616809", ErrTag, textcut.Chars(ts, 40))
 	}
 	return nil
 }
@@ -230,11 +232,11 @@ func checkThreadTS(ts string) error {
 // checkChannel accepts Slack channel ids: C0123ABCD and the like.
 func checkChannel(ch string) error {
 	if len(ch) < 2 || len(ch) > 24 {
-		return fmt.Errorf("%w: channel %q is not a Slack channel id", ErrTag, cut(ch, 40))
+		return fmt.Errorf("%w: channel %q is not a Slack channel id", ErrTag, textcut.Chars(ch, 40))
 	}
 	for _, r := range ch {
 		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return fmt.Errorf("%w: channel %q is not a Slack channel id", ErrTag, cut(ch, 40))
+			return fmt.Errorf("%w: channel %q is not a Slack channel id", ErrTag, textcut.Chars(ch, 40))
 		}
 	}
 	return nil
@@ -247,7 +249,7 @@ func checkSessionID(id string) error {
 	}
 	for _, r := range id {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return fmt.Errorf("%w: session %q is not a session id", ErrTag, cut(id, 40))
+			return fmt.Errorf("%w: session %q is not a session id", ErrTag, textcut.Chars(id, 40))
 		}
 	}
 	return nil

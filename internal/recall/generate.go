@@ -8,6 +8,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // Maker makes a route's L1 and L2 entries. It is used by commands and
@@ -99,7 +100,7 @@ func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok b
 	}
 	for _, c := range pending {
 		if o.Session == "" || c.Session == o.Session {
-			in.Pending = append(in.Pending, msgAwaiting.Format(m.Lang, cut(firstSentence(c.Proposal), 120)+" [baton context approve "+c.ID+"]"))
+			in.Pending = append(in.Pending, msgAwaiting.Format(m.Lang, textcut.Chars(firstSentence(c.Proposal), 120)+" [baton context approve "+c.ID+"]"))
 		}
 	}
 	out, err := m.Recent.Summarize(ctx, in)
@@ -228,7 +229,7 @@ func (m *Maker) MakeDaily(ctx context.Context, o DailyOptions) (d Daily, ok bool
 	}
 	for _, c := range pending {
 		if inDay(c.TS) {
-			in.Pending = append(in.Pending, cut(firstSentence(c.Proposal), 120))
+			in.Pending = append(in.Pending, textcut.Chars(firstSentence(c.Proposal), 120))
 		}
 	}
 	out, err := m.Daily.Summarize(ctx, in)

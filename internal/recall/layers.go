@@ -3,7 +3,8 @@ package recall
 import (
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // Layer names a context layer.
@@ -145,7 +146,7 @@ func renderSections(secs []Section, sc schema) string {
 			if len(s.Items) == 0 {
 				b.WriteString("(none)")
 			} else {
-				b.WriteString(oneLine(s.Items[0]))
+				b.WriteString(textcut.OneLine(s.Items[0]))
 			}
 			continue
 		}
@@ -154,7 +155,7 @@ func renderSections(secs []Section, sc schema) string {
 		}
 		for _, it := range s.Items {
 			b.WriteString("\n- ")
-			b.WriteString(oneLine(it))
+			b.WriteString(textcut.OneLine(it))
 		}
 	}
 	return b.String()
@@ -294,23 +295,4 @@ func capItems(items []string, n int) []string {
 
 // cutItem makes s one line of at most MaxItem characters, marking a cut
 // with "…".
-func cutItem(s string) string { return cut(oneLine(s), MaxItem) }
-
-// oneLine collapses whitespace, newlines included, to single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// cut keeps at most n characters of s, on a character boundary, marking
-// a cut with "…".
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n-1 {
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
-}
+func cutItem(s string) string { return textcut.Chars(textcut.OneLine(s), MaxItem) }

@@ -14,6 +14,7 @@ import (
 	"github.com/baton-cli/baton/internal/redact"
 	"github.com/baton-cli/baton/internal/slackthread"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/tracker"
 )
 
@@ -177,7 +178,7 @@ func (p *Puller) cutText(s string) string {
 	if len([]rune(s)) <= maxComment {
 		return s
 	}
-	return cut(s, maxComment-1) + msgCut.In(p.Lang)
+	return textcut.Chars(s, maxComment-1) + msgCut.In(p.Lang)
 }
 
 func (p *Puller) trackerError(err error) error {
@@ -209,7 +210,7 @@ func (p *Puller) ThreadHistory(ctx context.Context, channel, ts string, depth in
 	}
 	th, err := c.Replies(ctx, channel, ts, depth)
 	if err != nil {
-		return "", fmt.Errorf("thread_history: %s", cut(redact.Redact(err.Error()), 300))
+		return "", fmt.Errorf("thread_history: %s", textcut.Chars(redact.Redact(err.Error()), 300))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# thread %s in %s (%d messages)\n", ts, channel, th.Total)
@@ -324,7 +325,7 @@ func (p *Puller) Search(ctx context.Context, query string, limit int) (string, e
 	var hits []hit
 	add := func(at time.Time, kind, text string) {
 		if hasAll(strings.ToLower(text), words) {
-			hits = append(hits, hit{at, "[" + kind + "] " + oneLine(text)})
+			hits = append(hits, hit{at, "[" + kind + "] " + textcut.OneLine(text)})
 		}
 	}
 	ds, err := ReadDecisions(f, true)
@@ -371,7 +372,7 @@ func (p *Puller) Search(ctx context.Context, query string, limit int) (string, e
 	}
 	lines := make([]string, len(hits))
 	for i, h := range hits {
-		lines[i] = cut(h.text, 600)
+		lines[i] = textcut.Chars(h.text, 600)
 	}
 	return redact.Redact(strings.Join(lines, "\n")), nil
 }

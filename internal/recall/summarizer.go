@@ -10,6 +10,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/llm"
 	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // A Summarizer writes one layer's summary from its input. Implementations:
@@ -135,10 +136,10 @@ func inputText(in Input) string {
 	switch in.Layer {
 	case L1:
 		if in.Goal != "" {
-			fmt.Fprintf(&b, "Earlier request: %s\n", oneLine(in.Goal))
+			fmt.Fprintf(&b, "Earlier request: %s\n", textcut.OneLine(in.Goal))
 		}
 		for _, p := range in.Pending {
-			fmt.Fprintf(&b, "Waiting: %s\n", oneLine(p))
+			fmt.Fprintf(&b, "Waiting: %s\n", textcut.OneLine(p))
 		}
 	case L2:
 		if in.Previous != nil {
@@ -151,10 +152,10 @@ func inputText(in Input) string {
 			fmt.Fprintf(&b, "Decision: %s\n", d.Line())
 		}
 		for _, p := range in.Pending {
-			fmt.Fprintf(&b, "Awaiting approval: %s\n", oneLine(p))
+			fmt.Fprintf(&b, "Awaiting approval: %s\n", textcut.OneLine(p))
 		}
 	case L3:
-		fmt.Fprintf(&b, "Proposal:\n%s\n\nApproval: %s\n", in.Proposal, oneLine(in.Approval))
+		fmt.Fprintf(&b, "Proposal:\n%s\n\nApproval: %s\n", in.Proposal, textcut.OneLine(in.Approval))
 		return b.String()
 	}
 	for _, e := range in.Entries {
@@ -175,11 +176,11 @@ func entryLine(e Entry, loc *time.Location) string {
 	head := e.TS.In(loc).Format("2006-01-02 15:04") + " [" + shortID(who) + "] "
 	switch {
 	case e.Tool != "":
-		return head + "tool " + e.Tool + " " + strings.TrimSpace(e.File+" "+oneLine(e.Desc))
+		return head + "tool " + e.Tool + " " + strings.TrimSpace(e.File+" "+textcut.OneLine(e.Desc))
 	case e.Prompt != "":
-		return head + "person: " + oneLine(e.Prompt)
+		return head + "person: " + textcut.OneLine(e.Prompt)
 	case e.Message != "":
-		return head + "agent: " + oneLine(e.Message)
+		return head + "agent: " + textcut.OneLine(e.Message)
 	}
 	return ""
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/statefile"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
 
@@ -306,9 +307,9 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 			if f.Exit != nil {
 				exit = itoa(*f.Exit)
 			}
-			line := msgNowFailLine.Format(lang, oneLine(f.Cmd), exit, Ago(b.At.Sub(f.At), lang))
+			line := msgNowFailLine.Format(lang, textcut.OneLine(f.Cmd), exit, Ago(b.At.Sub(f.At), lang))
 			if f.Error != "" {
-				line += "\n  " + strings.ReplaceAll(statefile.Cut(f.Error, 300), "\n", "\n  ")
+				line += "\n  " + strings.ReplaceAll(textcut.Chars(f.Error, 300), "\n", "\n  ")
 			}
 			lines = append(lines, line)
 		}
@@ -384,7 +385,7 @@ func (b *Briefing) otherCommands() []string {
 	for _, c := range b.Commands {
 		failing := false
 		for _, f := range b.Failing {
-			if strings.HasPrefix(c, "`"+oneLine(f.Cmd)+"`") || strings.HasPrefix(c, "`"+statefile.Cut(oneLine(f.Cmd), statefile.DigestWidth)+"`") {
+			if strings.HasPrefix(c, "`"+textcut.OneLine(f.Cmd)+"`") || strings.HasPrefix(c, "`"+textcut.Chars(textcut.OneLine(f.Cmd), statefile.DigestWidth)+"`") {
 				failing = true
 				break
 			}
@@ -438,11 +439,9 @@ func quote(s string) string {
 func quoted(items []string) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
-		out[i] = "- " + oneLine(statefile.Cut(it, 300))
+		out[i] = "- " + textcut.OneLine(textcut.Chars(it, 300))
 	}
 	return out
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -9,6 +9,7 @@ import (
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/redact"
 	"github.com/baton-cli/baton/internal/statefile"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
 
@@ -159,7 +160,7 @@ func (b *Briefing) pickTask(sf *statefile.File) {
 // cutTask is a task as the briefing carries it: redacted, at most
 // wtstate.MaxTask characters.
 func cutTask(s string) string {
-	return statefile.Cut(strings.TrimSpace(redact.Redact(s)), wtstate.MaxTask)
+	return textcut.Chars(strings.TrimSpace(redact.Redact(s)), wtstate.MaxTask)
 }
 
 // nextStep is the sentence of the agent's last message that says what it

@@ -35,6 +35,7 @@ import (
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/statefile"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
 
@@ -411,9 +412,9 @@ func (b *Briefing) fromJournal(recs []journal.Record, o Options) {
 // when known (older records have only a description).
 func commandLine(r *journal.Record) string {
 	if r.Cmd == "" {
-		return statefile.Cut(strings.Join(strings.Fields(r.Desc), " "), statefile.DigestWidth)
+		return textcut.Chars(strings.Join(strings.Fields(r.Desc), " "), statefile.DigestWidth)
 	}
-	s := "`" + statefile.Cut(strings.Join(strings.Fields(r.Cmd), " "), statefile.DigestWidth) + "`"
+	s := "`" + textcut.Chars(strings.Join(strings.Fields(r.Cmd), " "), statefile.DigestWidth) + "`"
 	if r.Exit != nil {
 		s += " (exit " + strconv.Itoa(*r.Exit) + ")"
 	}

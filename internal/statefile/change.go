@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // ErrNoTask means a change would leave the file without a task.
@@ -42,7 +43,7 @@ func (c Change) Empty() bool {
 // Apply makes the change and sets Updated to now. New sections are headed in
 // the file's language, else lang.
 func (f *File) Apply(c Change, now time.Time, lang i18n.Lang) error {
-	if task := oneLine(c.Task); task != "" {
+	if task := textcut.OneLine(c.Task); task != "" {
 		switch {
 		case f.Task == "":
 			f.Task = task
@@ -88,12 +89,8 @@ func (f *File) Apply(c Change, now time.Time, lang i18n.Lang) error {
 	return nil
 }
 
-// oneLine collapses the white space of a task, which is one line of
-// frontmatter.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 func doneItem(s string) string {
-	s = oneLine(s)
+	s = textcut.OneLine(s)
 	if strings.HasPrefix(s, "✅") {
 		return s
 	}

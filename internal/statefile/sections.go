@@ -2,9 +2,9 @@ package statefile
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // Kind names a known section.
@@ -154,24 +154,9 @@ func (f *File) Digest(k Kind, n int) []string {
 	}
 	out := make([]string, len(items))
 	for i, it := range items {
-		out[i] = Cut(it, DigestWidth)
+		out[i] = textcut.Chars(it, DigestWidth)
 	}
 	return out
-}
-
-// Cut keeps at most n characters of s, marking a cut with "…".
-func Cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n-1 {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
 }
 
 // ensure returns section k, adding it (headed in the file's language, else

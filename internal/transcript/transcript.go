@@ -20,7 +20,8 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // Roles of the messages Read returns.
@@ -289,22 +290,11 @@ func (m *Message) Render(w *strings.Builder) {
 			}
 			fmt.Fprintf(w, "[%s]\n%s\n\n", m.Role, b.Text)
 		case ToolUseBlock:
-			fmt.Fprintf(w, "[%s: tool %s]\n%s\n\n", m.Role, b.Name, cut(b.Input, MaxToolText))
+			fmt.Fprintf(w, "[%s: tool %s]\n%s\n\n", m.Role, b.Name, textcut.Bytes(b.Input, MaxToolText))
 		case ToolResultBlock:
-			fmt.Fprintf(w, "[tool result]\n%s\n\n", cut(b.Text, MaxToolText))
+			fmt.Fprintf(w, "[tool result]\n%s\n\n", textcut.Bytes(b.Text, MaxToolText))
 		}
 	}
-}
-
-// cut keeps at most n bytes of s, on a character boundary, marking a cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // ReadRaw returns the bytes of the complete lines of the file at path from

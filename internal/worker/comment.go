@@ -10,6 +10,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // Category is why a run ended without a pull request. It is written as is
@@ -172,7 +173,7 @@ func successComment(lang i18n.Lang, c cleaner, s success) string {
 		b.WriteString(msgDoneResumed.In(lang) + "\n")
 	}
 	if s.RescuedFrom != "" {
-		b.WriteString(msgDoneRescued.Format(lang, c.clean(s.RescuedFrom), oneLine(c.clean(s.RescueNote))) + "\n")
+		b.WriteString(msgDoneRescued.Format(lang, c.clean(s.RescuedFrom), textcut.OneLine(c.clean(s.RescueNote))) + "\n")
 	}
 	final := neutralizeFences(lastChars(c.clean(strings.TrimSpace(s.Final)), commentFinal))
 	b.WriteString(details(msgDoneFinal.In(lang), final))
@@ -207,19 +208,19 @@ func failureComment(lang i18n.Lang, c cleaner, f failure) string {
 	b.WriteString(msgFailCategory.Format(lang, f.Category) + "\n")
 	summary := f.Category.summary().In(lang)
 	if f.Detail != "" {
-		summary += " " + oneLine(c.clean(f.Detail))
+		summary += " " + textcut.OneLine(c.clean(f.Detail))
 	}
 	b.WriteString(msgFailSummary.Format(lang, neutralizeFences(summary)) + "\n")
 	b.WriteString(msgFailExit.Format(lang, exitText(lang, f.Attempts)) + "\n")
 	b.WriteString(msgFailTimeout.Format(lang, f.TimeoutMinutes) + "\n")
 	if f.Error != "" {
-		b.WriteString(msgFailError.Format(lang, neutralizeFences(oneLine(lastChars(c.clean(f.Error), commentError)))) + "\n")
+		b.WriteString(msgFailError.Format(lang, neutralizeFences(textcut.OneLine(lastChars(c.clean(f.Error), commentError)))) + "\n")
 	}
 	if f.ResumeSkipped != nil {
 		b.WriteString(msgFailNoResume.Format(lang, f.ResumeSkipped.Left.Round(time.Second), f.ResumeSkipped.MinMinutes) + "\n")
 	}
 	if f.Rescue != "" {
-		b.WriteString(msgFailRescue.Format(lang, neutralizeFences(oneLine(c.clean(f.Rescue)))) + "\n")
+		b.WriteString(msgFailRescue.Format(lang, neutralizeFences(textcut.OneLine(c.clean(f.Rescue)))) + "\n")
 	}
 	if f.WorktreeKept {
 		b.WriteString(msgFailWorktree.Format(lang, f.Branch) + "\n")
@@ -299,11 +300,6 @@ func firstChars(s string, n int) string {
 		i += size
 	}
 	return s[:i]
-}
-
-// oneLine makes s one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // claimComment is the comment a worker posts to claim an issue. until is

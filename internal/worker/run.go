@@ -13,6 +13,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/tracker"
 	"github.com/baton-cli/baton/internal/tracker/github"
 )
@@ -45,7 +46,7 @@ func (r *run) step(step string) {
 
 // problem records a failure met on the way.
 func (r *run) problem(op string, err error) {
-	msg := op + ": " + oneLine(lastChars(r.w.clean.clean(err.Error()), 500))
+	msg := op + ": " + textcut.OneLine(lastChars(r.w.clean.clean(err.Error()), 500))
 	r.rec.Errors = append(r.rec.Errors, msg)
 	r.w.log.Warn("run problem", "run", r.rec.ID, "op", op, "err", msg)
 }
@@ -477,7 +478,7 @@ func classify(a *Attempt) outcome {
 	case a.Result != nil && a.Result.IsError:
 		detail := a.Result.Subtype
 		if a.Result.Result != "" {
-			detail = lastChars(oneLine(a.Result.Result), 300)
+			detail = lastChars(textcut.OneLine(a.Result.Result), 300)
 		}
 		return outcome{category: CLIResultError, detail: detail}
 	case a.ExitCode < 0 || a.Error != "":

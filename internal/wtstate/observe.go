@@ -3,10 +3,10 @@ package wtstate
 import (
 	"cmp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // Event is one hook call as the worktree's files take it: the record the
@@ -109,7 +109,7 @@ func (s *State) session(e Event) {
 		}
 		return
 	case "Stop":
-		if m := cut(redact.Redact(e.Message), MaxMessage); m != "" {
+		if m := textcut.Chars(redact.Redact(e.Message), MaxMessage); m != "" {
 			ss.Message = m
 		}
 	case "PreCompact":
@@ -136,7 +136,7 @@ func (s *State) task(e Event) (Task, bool) {
 	}
 	t := Task{Session: r.Session, TS: r.TS, Chain: cmp.Or(s.Chain, r.Session)}
 	if text, ok := NewTask(prompt); ok {
-		t.Text, t.By = cut(redact.Redact(text), MaxTask), ByExplicit
+		t.Text, t.By = textcut.Chars(redact.Redact(text), MaxTask), ByExplicit
 		return t, true
 	}
 	// A slash command (/compact, /clear, …) is not a request of work.
@@ -146,21 +146,6 @@ func (s *State) task(e Event) (Task, bool) {
 	if s.Task != nil && s.Task.Chain == t.Chain {
 		return Task{}, false
 	}
-	t.Text, t.By = cut(redact.Redact(prompt), MaxTask), ByPrompt
+	t.Text, t.By = textcut.Chars(redact.Redact(prompt), MaxTask), ByPrompt
 	return t, true
-}
-
-// cut keeps at most n characters of s, marking a cut with "…".
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for k := range s {
-		if i == n-1 {
-			return s[:k] + "…"
-		}
-		i++
-	}
-	return s
 }

@@ -1,0 +1,52 @@
+// Package textcut shortens text for records, briefings and messages: to at
+// most n characters or n bytes, always on a character boundary, with the cut
+// marked by "…", and whitespace runs collapsed to one space.
+//
+// It owns no state; every function is safe on any string, valid UTF-8 or not.
+package textcut
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Ellipsis marks where text was cut.
+const Ellipsis = "…"
+
+// Chars keeps at most n characters of s. When s is longer, the result is
+// its first n-1 characters followed by Ellipsis, so it is n characters long.
+func Chars(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n-1 {
+			return s[:i] + Ellipsis
+		}
+		count++
+	}
+	return s
+}
+
+// Bytes keeps at most n bytes of s, backing up to a character boundary,
+// and marks a cut with Ellipsis (which adds its own bytes).
+func Bytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n < 0 {
+		n = 0
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + Ellipsis
+}
+
+// OneLine collapses every run of whitespace, newlines included, to one
+// space and trims both ends.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
