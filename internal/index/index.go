@@ -32,12 +32,14 @@
 // words are stemmed (retry finds retries). A query FTS5 cannot read wraps
 // ErrQuery.
 //
-// Hits come best first: bm25 weighted by where the words were written
+// Hits come best first, tier by tier: by where the words were written
 // (approved decisions, summaries and sentences stating a decision first,
 // then prompts, the agent's answers, tool calls and output, and logs pasted
-// into a prompt last), the sessions that made a matching approved decision
-// boosted, newer first among equals; or newest first on request. Every
-// match is ranked and counted. A plain query that no document holds whole —
+// into a prompt last), a document in the tier of the weakest column its
+// match needs; within a tier bm25 weighted the same way, the sessions that
+// made a matching approved decision boosted, newer first among equals; or
+// newest first on request. Every match is counted; a weaker tier is ranked
+// only when the stronger ones do not fill the page. A plain query that no document holds whole —
 // a question in plain words — is asked again for its content words, any of
 // them (Results.Relaxed).
 //
