@@ -220,8 +220,8 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 			return nil, err
 		}
 	} else {
-		// Counting every match and ranking the first tiers read
-		// different parts of the index: they run at once, on two
+		// Counting every match does not wait for the ranking, nor
+		// the ranking for the count: they run at once, on two
 		// connections.
 		counted := make(chan error, 1)
 		go func() { counted <- count() }()
