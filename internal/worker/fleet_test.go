@@ -456,7 +456,7 @@ func BenchmarkFleet(b *testing.B) {
 		start := time.Now()
 		for _, fh := range hosts {
 			h.start(b, bin, fh, fleetSetup{queueURL: url, agent: h.fakeAgentSetup(b, fh, "log,pr"),
-				exec: map[string]any{"max_parallel": 2, "interval_minutes": 10}})
+				exec: map[string]any{"max_parallel": 2, "interval_minutes": 1}})
 		}
 		h.waitLabelled(b, nums, config.DefaultWorkerDone, 10*time.Minute)
 		wall := time.Since(start)
