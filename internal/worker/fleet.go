@@ -414,7 +414,9 @@ func (w *Worker) pollRepo(ctx context.Context, s *session, repo config.WorkerRep
 // progress that have no job queued or running: the queue is the truth,
 // labels are its view. The queue is asked first and the issue read again
 // after, so that a job that ended in between (and moved the labels itself)
-// is not mistaken for an orphan.
+// is not mistaken for an orphan; an issue with a live claim of the
+// worker's identity (a host on another queue) waits for the claim to
+// lapse.
 func (w *Worker) putBackOrphans(ctx context.Context, s *session, client *github.Client, repo config.WorkerRepo) error {
 	labels := repo.LabelSet()
 	issues, err := client.ListIssues(ctx, tracker.ListOptions{State: tracker.StateOpen, Labels: []string{labels.InProgress}})
@@ -433,6 +435,11 @@ func (w *Worker) putBackOrphans(ctx context.Context, s *session, client *github.
 		if err != nil || fresh.State != tracker.StateOpen || !slices.Contains(fresh.Labels, labels.InProgress) {
 			continue
 		}
+		if live, err := w.liveClaim(ctx, client, is.Number); err != nil || live {
+			// A run of another queue (a host not sharing this one) holds
+			// it until its claim lapses.
+			continue
+		}
 		w.log.Info("put back orphaned issue", "repo", repo.Repo, "issue", is.Number)
 		rec := &Record{ID: "orphan", Repo: repo.Repo, Issue: is.Number, State: StateInterrupted, LabelsPending: true}
 		w.settle(ctx, client, rec)
@@ -441,6 +448,27 @@ func (w *Worker) putBackOrphans(ctx context.Context, s *session, client *github.
 		}
 	}
 	return nil
+}
+
+// liveClaim reports whether the worker's own identity has a claim comment
+// on the issue that has not lapsed.
+func (w *Worker) liveClaim(ctx context.Context, client *github.Client, n int) (bool, error) {
+	owner, name := client.Repo()
+	login, err := w.login(ctx, client, owner+"/"+name)
+	if err != nil {
+		return false, err
+	}
+	comments, err := client.Comments(ctx, n)
+	if err != nil {
+		return false, err
+	}
+	now := w.opts.Now()
+	for _, cm := range comments {
+		if _, until, ok := parseClaim(cm.Body); ok && strings.EqualFold(cm.Author, login) && until.After(now) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // errNotRun cancels a job whose issue is not to be run (closed, relabelled,

@@ -392,9 +392,10 @@ func TestFlowGitHubFaults(t *testing.T) {
 func TestFlowOrphanPutBack(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	// Labelled in progress by a host whose job is gone from the queue.
+	// Labelled in progress by a host whose job is gone from the queue,
+	// and whose claim lapsed.
 	n := h.gh.AddIssue(githubtest.Issue{Title: "orphan", Labels: []string{config.DefaultWorkerInProgress}, AuthorAssociation: "OWNER"})
-	h.gh.AddComment(githubtest.Comment{Issue: n, Body: claimComment("en", "run-dead", "dead-host", time.Now().Add(time.Hour)), Author: h.gh.Login})
+	h.gh.AddComment(githubtest.Comment{Issue: n, Body: claimComment("en", "run-dead", "dead-host", time.Now().Add(-time.Minute)), Author: h.gh.Login})
 	opts := h.options(t, "log,pr", "log")
 	w := newWorker(t, opts)
 	// A record of this machine's earlier process, dead now.

@@ -3,12 +3,18 @@ package worker
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // gitTimeout bounds one git command, so a hung fetch or push cannot hold a
@@ -20,6 +26,40 @@ const gitTimeout = 10 * time.Minute
 // answer them.
 type gitRunner struct {
 	env []string
+	// lockDir holds the lock files that make the runs sharing a clone (in
+	// this process or another) change its worktrees and refs one at a
+	// time: concurrent `git worktree add` in one repository fail.
+	lockDir string
+}
+
+// lockClone takes the lock of a clone, waiting for it.
+func (g gitRunner) lockClone(ctx context.Context, repo string) (func(), error) {
+	if g.lockDir == "" {
+		return func() {}, nil
+	}
+	abs, err := filepath.Abs(repo)
+	if err != nil {
+		abs = repo
+	}
+	sum := sha256.Sum256([]byte(abs))
+	if err := os.MkdirAll(g.lockDir, 0o700); err != nil {
+		return nil, fmt.Errorf("lock clone %s: %w", repo, err)
+	}
+	lock := flock.New(filepath.Join(g.lockDir, "clone-"+hex.EncodeToString(sum[:8])+".lock"))
+	if _, err := lock.TryLockContext(ctx, 20*time.Millisecond); err != nil {
+		return nil, fmt.Errorf("lock clone %s: %w", repo, err)
+	}
+	return func() { _ = lock.Unlock() }, nil
+}
+
+// locked runs git in the clone repo under the clone's lock.
+func (g gitRunner) locked(ctx context.Context, repo string, args ...string) (string, error) {
+	unlock, err := g.lockClone(ctx, repo)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	return g.run(ctx, repo, args...)
 }
 
 // run runs git in dir and returns its trimmed standard output. The error
@@ -48,13 +88,13 @@ func (g gitRunner) run(ctx context.Context, dir string, args ...string) (string,
 
 // fetch brings the clone's origin up to date.
 func (g gitRunner) fetch(ctx context.Context, repo string) error {
-	_, err := g.run(ctx, repo, "fetch", "--prune", "origin")
+	_, err := g.locked(ctx, repo, "fetch", "--prune", "origin")
 	return err
 }
 
 // addWorktree creates a new branch at origin/base checked out in dir.
 func (g gitRunner) addWorktree(ctx context.Context, repo, dir, branch, base string) error {
-	_, err := g.run(ctx, repo, "worktree", "add", "--no-track", "-b", branch, dir, "origin/"+base)
+	_, err := g.locked(ctx, repo, "worktree", "add", "--no-track", "-b", branch, dir, "origin/"+base)
 	return err
 }
 
@@ -67,13 +107,13 @@ func (g gitRunner) branchExists(ctx context.Context, repo, branch string) bool {
 // removeWorktree removes the worktree (even with changes in it) and prunes
 // git's record of it; the branch stays.
 func (g gitRunner) removeWorktree(ctx context.Context, repo, dir string) error {
-	_, err := g.run(ctx, repo, "worktree", "remove", "--force", dir)
+	_, err := g.locked(ctx, repo, "worktree", "remove", "--force", dir)
 	return err
 }
 
 // deleteBranch deletes a local branch that holds nothing new.
 func (g gitRunner) deleteBranch(ctx context.Context, repo, branch string) error {
-	_, err := g.run(ctx, repo, "branch", "-D", branch)
+	_, err := g.locked(ctx, repo, "branch", "-D", branch)
 	return err
 }
 

@@ -17,7 +17,8 @@
 //
 // The package owns the worker's data folder
 // (${XDG_DATA_HOME:-~/.local/share}/baton/worker: runs/, worktrees/,
-// queue.db). It does not know the process: environment, clock, paths and the
+// queue.db, and locks/ that let runs sharing a clone change it one at a
+// time). It does not know the process: environment, clock, paths and the
 // GitHub client come in through Options.
 package worker
 
@@ -151,7 +152,7 @@ func New(opts Options) (*Worker, error) {
 	return &Worker{
 		opts:     opts,
 		store:    Store{Dir: opts.DataDir},
-		git:      gitRunner{env: opts.Environ},
+		git:      gitRunner{env: opts.Environ, lockDir: filepath.Join(opts.DataDir, "locks")},
 		clean:    cleaner{home: opts.Home},
 		log:      log,
 		riverLog: riverLog,
