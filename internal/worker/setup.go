@@ -129,4 +129,3 @@ func jobView(j *rivertype.JobRow) JobView {
 func States() []string {
 	return []string{"running", "available", "scheduled", "retryable", "pending", "completed", "cancelled", "discarded"}
 }
-
