@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/githubtest"
 )
@@ -638,5 +640,39 @@ func TestFlowDeadlineAfterStopPutsBack(t *testing.T) {
 	h.wantLabels(t, n, []string{config.DefaultWorkerTrigger}, []string{config.DefaultWorkerInProgress, config.DefaultWorkerFailed})
 	if c := h.workerComments(n); len(c) != 0 {
 		t.Errorf("comments = %v; want none: nothing failed", c)
+	}
+}
+
+func TestFlowClosedMeanwhileIsCancelled(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	n := h.addIssue("Add export", "body")
+	opts := h.options(t, "log,pr", "log")
+	w := newWorker(t, opts)
+	q, done, err := w.queue(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	// The job was enqueued; then a person closed the issue.
+	client, err := q.newClient(&river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Insert(t.Context(), IssueArgs{Repo: "acme/widgets", Issue: n}, issueInsertOpts()); err != nil {
+		t.Fatal(err)
+	}
+	h.gh.SetIssueState(n, "closed")
+	opts.Queue = q
+	res := cycle(t, newWorker(t, opts))
+	if len(res.Runs) != 0 || !slices.Contains(res.Skipped, Skip{Repo: "acme/widgets", Issue: n, Reason: SkipClosed}) {
+		t.Errorf("runs %d, skipped %v; want the job cancelled as closed", len(res.Runs), res.Skipped)
+	}
+	if c := h.gh.Comments(n); len(c) != 0 {
+		t.Errorf("comments = %v; want nothing posted", c)
+	}
+	st, err := q.Status(t.Context(), 10)
+	if err != nil || st.Counts["cancelled"][""]+st.Counts["cancelled"]["test-host"] != 1 {
+		t.Errorf("queue = %+v, %v; want the job cancelled", st, err)
 	}
 }
