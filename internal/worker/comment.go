@@ -149,6 +149,8 @@ const commentFinal = 4000
 
 // success is what a success comment reports.
 type success struct {
+	// Lead is the comment's heading (and, for a draft, what baton did).
+	Lead        string
 	PullRequest string
 	Duration    time.Duration
 	Host        string
@@ -165,7 +167,7 @@ type success struct {
 // redacted, fences broken).
 func successComment(lang i18n.Lang, c cleaner, s success) string {
 	var b strings.Builder
-	b.WriteString(msgDoneHeading.In(lang) + "\n\n")
+	b.WriteString(s.Lead + "\n\n")
 	b.WriteString(msgDonePR.Format(lang, s.PullRequest) + "\n")
 	b.WriteString(msgDoneDuration.Format(lang, s.Duration.Round(time.Second)) + "\n")
 	b.WriteString(msgDoneHost.Format(lang, c.clean(s.Host)) + "\n")

@@ -625,29 +625,31 @@ func (r *run) finish(ctx context.Context, out outcome) {
 		rec.State = StateDone
 		rec.PullRequest = out.pr
 		rec.Category = ""
+		final := ""
+		for _, a := range rec.Attempts {
+			if a.Result != nil && a.Result.Result != "" {
+				final = a.Result.Result
+			}
+		}
+		done := success{
+			Lead:        msgDoneHeading.In(lang),
+			PullRequest: out.pr.URL,
+			Duration:    rec.FinishedAt.Sub(rec.StartedAt),
+			Host:        rec.Host,
+			Resumed:     rec.Resumed,
+			RescuedFrom: rec.RescuedFrom,
+			RescueNote:  rec.RescueNote,
+			Final:       final,
+		}
 		if out.pr.Fallback {
 			// Keep the diagnosis of why the agent opened none.
 			rec.Category = out.category
 			rec.Summary = "draft pull request opened from the agent's commits"
-			rec.CommentPending = capComment(msgFallbackNote.Format(lang, rec.Branch, out.pr.URL))
+			done.Lead = msgFallbackNote.Format(lang, rec.Branch, out.pr.URL)
 		} else {
 			rec.Summary = "pull request " + out.pr.URL
-			final := ""
-			for _, a := range rec.Attempts {
-				if a.Result != nil && a.Result.Result != "" {
-					final = a.Result.Result
-				}
-			}
-			rec.CommentPending = successComment(lang, r.w.clean, success{
-				PullRequest: out.pr.URL,
-				Duration:    rec.FinishedAt.Sub(rec.StartedAt),
-				Host:        rec.Host,
-				Resumed:     rec.Resumed,
-				RescuedFrom: rec.RescuedFrom,
-				RescueNote:  rec.RescueNote,
-				Final:       final,
-			})
 		}
+		rec.CommentPending = successComment(lang, r.w.clean, done)
 	} else {
 		rec.State = StateFailed
 		rec.Category = out.category
