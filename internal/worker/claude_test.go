@@ -167,6 +167,10 @@ func TestClaudeNoResumeBelowBudget(t *testing.T) {
 		t.Errorf("model requests = %d; want 1", got)
 	}
 	h.wantLabels(t, n, failedLabels, activeLabels)
+	c := h.workerComments(n)
+	if len(c) != 1 || !strings.Contains(c[0].Body, "**Resume:** skipped") || !strings.Contains(c[0].Body, "less than min_resume_minutes (10)") {
+		t.Errorf("comments = %v; want the failure comment saying the resume was skipped for lack of budget", c)
+	}
 }
 
 func TestClaudeTimeout(t *testing.T) {
