@@ -67,16 +67,18 @@ func NewCmdWorker(f *Factory, runF func(context.Context, string, *WorkerOptions)
 		c.Flags().StringVar(&opts.Lang, "lang", "", "message language: ja or en")
 		return c
 	}
-	once := sub("once", "Run one cycle: take the eligible issues once, then exit",
-		"Puts back the issues of runs whose worker died, then takes each repository's eligible issues\n"+
-			"(at most worker.execution.max_issues_per_repo each) and runs them to the end. A first\n"+
-			"SIGINT or SIGTERM stops taking issues; a second stops the runs and puts their issues back.", workerOnceRun)
+	once := sub("once", "Run one cycle: enqueue the eligible issues once, work the queue until it is empty, then exit",
+		"Polls GitHub once (at most worker.execution.max_issues_per_repo jobs of a repository queued at\n"+
+			"once), then works the queue's jobs, max_parallel at a time, until none is left. A first\n"+
+			"SIGINT or SIGTERM stops taking jobs; a second stops the runs, checkpoints them and puts their\n"+
+			"jobs back in the queue and their issues back to the trigger label.", workerOnceRun)
 	once.Flags().BoolVar(&opts.JSON, "json", false, "print the cycle's result as JSON")
 	once.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "log each step to stderr")
-	run := sub("run", "Run a cycle every worker.execution.interval_minutes until stopped",
-		"Runs cycles until SIGINT or SIGTERM. The first signal stops taking issues and lets the runs in\n"+
-			"progress finish, by their deadline at the latest; a second signal stops them at once and puts\n"+
-			"their issues back to the trigger label.", workerRunRun)
+	run := sub("run", "Work the queue until stopped; the leader polls every worker.execution.interval_minutes",
+		"Runs this host's River client on the queue (worker.queue.url or BATON_QUEUE_URL; else this\n"+
+			"machine's SQLite file) until SIGINT or SIGTERM. The first signal stops taking jobs and lets the\n"+
+			"runs in progress go on to their deadline (one that reaches it goes back to the queue); a second\n"+
+			"stops them at once, checkpoints them and puts them back in the queue and to the trigger label.", workerRunRun)
 	status := sub("status", "Show the runs in progress and the recent ones", "", workerStatusRun)
 	status.Flags().BoolVar(&opts.JSON, "json", false, "print the runs as JSON")
 	status.Flags().IntVar(&opts.Limit, "limit", 20, "how many finished runs to show")

@@ -70,11 +70,11 @@ type WorkerLabels struct {
 
 // WorkerExecution bounds the worker's runs. Zero values mean the default.
 type WorkerExecution struct {
-	// MaxParallel is how many repositories are worked on at once (1–10,
-	// default 1).
+	// MaxParallel is how many issues one host works on at once, its
+	// River workers (1–10, default 1).
 	MaxParallel int `yaml:"max_parallel"`
-	// MaxIssuesPerRepo is how many issues of one repository one cycle takes
-	// (1–20, default 1).
+	// MaxIssuesPerRepo is how many jobs of one repository the queue holds
+	// at once, queued or running (1–20, default 1).
 	MaxIssuesPerRepo int `yaml:"max_issues_per_repo"`
 	// TimeoutMinutes is the wall-clock budget of one issue, shared by the
 	// agent's first run and its resumed session (1–240, default 60).
