@@ -198,6 +198,20 @@ func TestProcessRunStops(t *testing.T) {
 				t.Errorf("agent process %d survived", pid)
 			}
 		}
+		// The job is back in the queue for any host.
+		out, err := h.batonCommand(t, bin, "log", "log", "status", "--json").Output()
+		if err != nil {
+			t.Fatalf("baton worker status: %v", err)
+		}
+		var st struct {
+			Queue QueueStatus `json:"queue"`
+		}
+		if err := json.Unmarshal(out, &st); err != nil {
+			t.Fatal(err)
+		}
+		if got := st.Queue.Counts["available"]; len(got) == 0 {
+			t.Errorf("queue counts = %v; want the job available again", st.Queue.Counts)
+		}
 	})
 }
 
