@@ -62,6 +62,8 @@ func TestLoadErrors(t *testing.T) {
 		{"bad nested value", "resume:\n  records: 5000\n", []string{"line 2: resume.records must be between"}},
 		{"bad list item", "worker:\n  repositories:\n    - repo: acme/a\n      path: /x\n    - repo: bad\n      path: /y\n", []string{"line 5: worker.repositories[1].repo is \"bad\""}},
 		{"bad route value", "context:\n  routes:\n    ops:\n      daily_tokens: -1\n", []string{"line 4: context.routes.ops.daily_tokens must be positive"}},
+		{"bad rescue margin", "worker:\n  queue:\n    rescue_margin_seconds: -5\n", []string{"worker.queue.rescue_margin_seconds is -5"}},
+		{"queue url not postgres", "worker:\n  queue:\n    url: mysql://db/q\n", []string{"worker.queue.url must be a postgres:// URL"}},
 		{"not yaml", "lang: [\n", []string{"yaml"}},
 	}
 	for _, tt := range tests {
