@@ -4,13 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/baton-cli/baton/internal/atomicfile"
 	"github.com/baton-cli/baton/internal/claudecode"
+	"github.com/baton-cli/baton/internal/redact"
 )
 
 // maxTranscript is the most of a transcript a checkpoint stores; a longer
@@ -101,7 +101,7 @@ func (r *run) agentHome() string {
 }
 
 // transcript returns the id and bytes of the agent's session in the run's
-// worktree: the named one, else the newest.
+// worktree (the named one, else the newest), redacted.
 func (r *run) transcript(sessionID string) (string, []byte) {
 	dir := claudecode.TranscriptDir(r.agentHome(), r.rec.Worktree)
 	if sessionID == "" {
@@ -137,7 +137,8 @@ func (r *run) transcript(sessionID string) (string, []byte) {
 	} else {
 		b = nil
 	}
-	return sessionID, slices.Clip(b)
+	// The queue is shared with other hosts: secrets stay on this one.
+	return sessionID, redact.JSONLines(b)
 }
 
 // layTranscript writes a checkpoint's transcript where the agent CLI looks
