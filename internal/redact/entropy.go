@@ -9,7 +9,9 @@ import (
 // [A-Za-z0-9+/_-] (with up to two '=' of padding) that
 //
 //   - is at least minEntropyLen bytes long,
-//   - holds an upper-case letter, a lower-case letter and a digit,
+//   - holds an upper-case letter, a lower-case letter and a digit, not
+//     counting the T and Z of a compact timestamp (20261201T122934Z), which
+//     branch and run names carry,
 //   - has at most a quarter of its bytes in runs of four or more lower-case
 //     letters, which identifiers and paths made of words have plenty of
 //     (BenchmarkRedact/mixed-1MB-2, /home/User/Downloads/Report2024),
@@ -99,6 +101,9 @@ func randomLooking(v string) bool {
 	words, lowRun := 0, 0
 	for i := 0; i < len(v); i++ {
 		c := byteClass[v[i]]
+		if c&classUpper != 0 && timestampLetter(v, i) {
+			c = classRun | classDigit
+		}
 		classes |= c
 		if c&classLower != 0 {
 			lowRun++
@@ -114,6 +119,31 @@ func randomLooking(v string) bool {
 	}
 	return classes&classAlnum == classAlnum &&
 		4*words <= len(v) && shannon(v) >= min(0.8*math.Log2(float64(len(v))), maxEntropyThreshold)
+}
+
+// timestampLetter reports whether v[i] is the T or the Z of a compact
+// ISO 8601 time, 20261201T122934Z.
+func timestampLetter(v string, i int) bool {
+	switch v[i] {
+	case 'T':
+		return digitsAt(v, i-8, 8) && digitsAt(v, i+1, 6)
+	case 'Z':
+		return i >= 15 && v[i-7] == 'T' && digitsAt(v, i-15, 8) && digitsAt(v, i-6, 6)
+	}
+	return false
+}
+
+// digitsAt reports whether v[from:from+n] is n decimal digits.
+func digitsAt(v string, from, n int) bool {
+	if from < 0 || from+n > len(v) {
+		return false
+	}
+	for _, c := range []byte(v[from : from+n]) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // checksumBefore reports whether the value at s[i] follows a checksum or

@@ -246,6 +246,7 @@ func TestRedactLeavesNearMisses(t *testing.T) {
 		{"-u elsewhere", "sort -u names.txt; git push -u origin main; docker run -u 1000 img; curl -u $CREDS https://x"},
 		{"--user elsewhere", "pip install --user requests; npm config set user x"},
 		{"-a elsewhere", "git commit -a -m msg; ls -a"},
+		{"branch named by a time", "Preparing worktree (new branch 'baton/5-20261201T122934Z'); git push origin baton/20261201T122934Z-a1b2c3"},
 		{"keys that name properties", "TOKEN_TYPE=bearer\nSECRET_NAME=prod-db\nPASSWORD_MIN_LENGTH=12\nGITHUB_TOKEN_PATH=/run/tok\nTOKEN_URL=https://x/t"},
 		{"keys that are no secrets", "PRIMARY_KEY=id\nSORT_KEY=ts\nPUBLIC_KEY=abc\npartition-key: pk"},
 		{"key file", "SSH_KEY=~/.ssh/id_ed25519\nTLS_KEY=/etc/ssl/private/tls.key"},
