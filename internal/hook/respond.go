@@ -61,6 +61,8 @@ type output struct {
 	} `json:"hookSpecificOutput"`
 }
 
+// writeOutput prints text as event's hook output, the one shape every
+// event that gives the model context uses.
 func writeOutput(out io.Writer, event, text string) error {
 	var o output
 	o.HookSpecificOutput.HookEventName = event

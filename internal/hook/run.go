@@ -2,7 +2,6 @@ package hook
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -132,7 +131,11 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 		}
 		sections = append(sections, text)
 	}
-	return res, writeStartOutput(out, Assemble(sections, MaxContext, s.Lang))
+	text := Assemble(sections, MaxContext, s.Lang)
+	if text == "" {
+		return res, nil
+	}
+	return res, writeOutput(out, SessionStart, text)
 }
 
 // sessionContext asks one provider, turning its panic into an error: a bug
@@ -186,29 +189,6 @@ func locate(cwd, from, projectDir string) (Where, state.Dir, *gitrepo.Repo) {
 		root = projectDir
 	}
 	return Where{Cwd: cwd, Worktree: root}, state.At(root), nil
-}
-
-// startOutput is the SessionStart hook output Claude Code reads.
-type startOutput struct {
-	HookSpecificOutput struct {
-		HookEventName     string `json:"hookEventName"`
-		AdditionalContext string `json:"additionalContext"`
-	} `json:"hookSpecificOutput"`
-}
-
-func writeStartOutput(out io.Writer, text string) error {
-	if text == "" {
-		return nil
-	}
-	var o startOutput
-	o.HookSpecificOutput.HookEventName = SessionStart
-	o.HookSpecificOutput.AdditionalContext = text
-	b, err := json.Marshal(o)
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(append(b, '\n'))
-	return err
 }
 
 // paneStatus is the registry status an event sets; ok is false for events

@@ -104,7 +104,7 @@ func TestRunSessionStartContext(t *testing.T) {
 		return "branch is " + s.Where.Branch + ", source " + s.Payload.Source, nil
 	})
 	out, _ := e.run(t, `{"session_id":"s1","hook_event_name":"SessionStart","source":"compact"}`, huge, failing, short)
-	var got startOutput
+	var got output
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("stdout is not hook output JSON: %v\n%s", err, out)
 	}
