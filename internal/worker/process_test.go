@@ -288,6 +288,21 @@ func TestProcessSetupAndStatus(t *testing.T) {
 		}
 		return string(out)
 	}
+	doctor := func(env ...string) string {
+		t.Helper()
+		cmd := h.batonCommand(t, bin, "log,pr", "log")
+		cmd.Args = []string{cmd.Args[0], "doctor"}
+		cmd.Env = append(cmd.Env, env...)
+		out, _ := cmd.CombinedOutput() // doctor exits non-zero on a failed check
+		return string(out)
+	}
+	if out := doctor(); !strings.Contains(out, "labels missing: acme/widgets "+config.DefaultWorkerTrigger) || !strings.Contains(out, "answers and is migrated") {
+		t.Errorf("doctor before setup:\n%s\nwant the missing labels named and the queue answering", out)
+	}
+	if out := doctor("BATON_QUEUE_URL=postgres://baton:hunter2@127.0.0.1:1/queue"); !strings.Contains(out, "127.0.0.1:1") || strings.Contains(out, "hunter2") || strings.Contains(out, "answers and is migrated") {
+		t.Errorf("doctor with an unreachable queue:\n%s\nwant its URL named, the password left out", out)
+	}
+
 	out := run("setup")
 	if got := strings.Count(out, "created label"); got != 4 {
 		t.Errorf("setup output:\n%s\nwant 4 labels created", out)
@@ -306,6 +321,9 @@ func TestProcessSetupAndStatus(t *testing.T) {
 	}
 	if out := run("setup"); strings.Count(out, "exists") != 4 {
 		t.Errorf("second setup output:\n%s\nwant the 4 labels found", out)
+	}
+	if out := doctor(); !strings.Contains(out, "the worker's labels exist in 1 repositories") {
+		t.Errorf("doctor after setup:\n%s\nwant the labels found", out)
 	}
 
 	n := h.addIssue("Add export", "body")
