@@ -106,6 +106,16 @@ func ReviewNote(ctx context.Context, j *journal.Journal, dir state.Dir, sessions
 	var list []Unreviewed
 	if sessions != nil {
 		list = unreviewedOf(dir, sessions.Sessions, max, skip)
+		// A worktree that has not yet had MaxSessions sessions may have
+		// had sessions before baton kept its list (an upgrade): those are
+		// found in the journal, as they were before.
+		if len(sessions.Sessions) < wtstate.MaxSessions {
+			journal, err := FindUnreviewed(ctx, j, dir, max, skip)
+			if err != nil {
+				return "", err
+			}
+			list = withEarlier(list, journal, sessions.Sessions, max)
+		}
 	} else {
 		var err error
 		if list, err = FindUnreviewed(ctx, j, dir, max, skip); err != nil {
@@ -146,6 +156,30 @@ func unreviewedOf(dir state.Dir, sessions []wtstate.Session, max int, skip strin
 		out = out[:max]
 	}
 	return out
+}
+
+// withEarlier adds to list the sessions of found that ended before the
+// first of sessions started and are not among them, newest first, keeping
+// at most max.
+func withEarlier(list, found []Unreviewed, sessions []wtstate.Session, max int) []Unreviewed {
+	var first time.Time
+	known := map[string]bool{}
+	for _, s := range sessions {
+		known[s.ID] = true
+		if first.IsZero() || (!s.Started.IsZero() && s.Started.Before(first)) {
+			first = s.Started
+		}
+	}
+	for _, u := range found {
+		if !known[u.Session] && (first.IsZero() || u.At.Before(first)) {
+			list = append(list, u)
+		}
+	}
+	sort.Slice(list, func(i, k int) bool { return list[i].At.After(list[k].At) })
+	if len(list) > max {
+		list = list[:max]
+	}
+	return list
 }
 
 func shortSession(id string) string {

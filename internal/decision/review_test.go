@@ -99,3 +99,30 @@ func TestReviewNoteFromWorktreeSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewNoteAfterUpgrade checks that sessions from before the worktree's
+// session list existed (recorded by an older baton) are still named from the
+// journal, and that sessions of the list are not named twice.
+func TestReviewNoteAfterUpgrade(t *testing.T) {
+	dir := testDir(t)
+	j := journal.Open(dir.Root, journal.Options{})
+	if err := j.Append(
+		journal.Record{TS: fixedNow.Add(-2 * time.Hour), Event: "SessionEnd", Session: "before-upgrade", Transcript: "/t/old.jsonl", Offset: 900, Branch: "main"},
+		journal.Record{TS: fixedNow.Add(-time.Minute), Event: "Stop", Session: "listed", Transcript: "/t/new.jsonl", Offset: 300},
+	); err != nil {
+		t.Fatal(err)
+	}
+	sessions := &wtstate.State{Sessions: []wtstate.Session{
+		{ID: "listed", Started: fixedNow.Add(-10 * time.Minute), Last: fixedNow.Add(-time.Minute), Transcript: "/t/new.jsonl", Offset: 300, LastEvent: "Stop"},
+	}}
+	text, err := ReviewNote(context.Background(), j, dir, sessions, 3, "current", i18n.EN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "--session before-upgrade`") {
+		t.Errorf("note = %q; want the session from before the upgrade named", text)
+	}
+	if n := strings.Count(text, "--session listed`"); n != 1 {
+		t.Errorf("note = %q; want the listed session named once, got %d", text, n)
+	}
+}
