@@ -73,7 +73,7 @@ func (c trackerChoice) reason(lang i18n.Lang) string { return c.why.Format(lang,
 var (
 	msgTrackerAsked     = i18n.Msg{JA: "tracker.kind が %s です", EN: "tracker.kind is %s"}
 	msgTrackerAutoHub   = i18n.Msg{JA: "自動: %s が GitHub のリポジトリ %s を指し、トークンが %s にあります", EN: "auto: %s names the GitHub repository %s and a token is in %s"}
-	msgTrackerAutoNoHub = i18n.Msg{JA: "自動: GitHub のリポジトリが見つかりません（%v）", EN: "auto: no GitHub repository (%v)"}
+	msgTrackerAutoNoHub = i18n.Msg{JA: "自動: GitHub のリポジトリが見つかりません（%v）", EN: "auto: %v"}
 	msgTrackerAutoHost  = i18n.Msg{JA: "自動: origin のリポジトリは %s にあり、GitHub ではありません（GitHub Enterprise なら tracker.kind: github）", EN: "auto: the origin remote is on %s, not GitHub (for GitHub Enterprise set tracker.kind: github)"}
 	msgTrackerAutoToken = i18n.Msg{JA: "自動: %s は GitHub のリポジトリですが、トークンがありません（GH_TOKEN、GITHUB_TOKEN、`gh auth token` のどれも空）", EN: "auto: %s is on GitHub but no token was found (GH_TOKEN, GITHUB_TOKEN and `gh auth token` gave none)"}
 )
