@@ -13,6 +13,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // SearchOptions are the inputs of `baton search`.
@@ -214,8 +215,5 @@ func shortID(id string) string {
 	if id == "" {
 		return "-"
 	}
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
+	return textcut.ShortID(id)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/textnorm"
 )
 
@@ -318,13 +319,6 @@ func when(t, now time.Time, lang i18n.Lang) string {
 	return t.In(now.Location()).Format("2006-01-02")
 }
 
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
 // line is one entry as a recall block shows it.
 func (e *entry) line(o Options) string {
 	at := when(e.When, o.Now, o.Lang)
@@ -340,7 +334,7 @@ func (e *entry) line(o Options) string {
 		if e.Branch != "" {
 			br = msgBranch.Format(o.Lang, e.Branch)
 		}
-		return msgSession.Format(o.Lang, shortID(e.Ref), at, br, e.Text)
+		return msgSession.Format(o.Lang, textcut.ShortID(e.Ref), at, br, e.Text)
 	case kindFile:
 		return msgFileFailed.Format(o.Lang, e.Tool, strings.Join(e.Files, ", "), at, e.Err)
 	}

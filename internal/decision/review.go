@@ -11,6 +11,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
 
@@ -132,7 +133,7 @@ func ReviewNote(ctx context.Context, j *journal.Journal, dir state.Dir, sessions
 		if branch == "" {
 			branch = "-"
 		}
-		fmt.Fprintf(&b, "\n"+msgUnreviewedLine.In(lang), shortSession(u.Session), branch, u.At.Local().Format("2006-01-02 15:04"), u.Session)
+		fmt.Fprintf(&b, "\n"+msgUnreviewedLine.In(lang), textcut.ShortID(u.Session), branch, u.At.Local().Format("2006-01-02 15:04"), u.Session)
 	}
 	return b.String(), nil
 }
@@ -180,11 +181,4 @@ func withEarlier(list, found []Unreviewed, sessions []wtstate.Session, max int) 
 		list = list[:max]
 	}
 	return list
-}
-
-func shortSession(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }

@@ -61,7 +61,7 @@ func (d *Decision) SourceText() string {
 		}
 	case "session":
 		if d.Session != "" {
-			return "session " + shortID(d.Session)
+			return "session " + textcut.ShortID(d.Session)
 		}
 	case "":
 		switch {
@@ -70,7 +70,7 @@ func (d *Decision) SourceText() string {
 		case d.Thread != "":
 			return "thread " + d.Thread
 		case d.Session != "":
-			return "session " + shortID(d.Session)
+			return "session " + textcut.ShortID(d.Session)
 		}
 		return "-"
 	}

@@ -137,12 +137,3 @@ func firstNonEmpty(s ...string) string {
 	}
 	return ""
 }
-
-// shortID is the first 8 characters of a session id, enough to tell
-// sessions apart in text.
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}

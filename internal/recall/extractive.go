@@ -221,7 +221,7 @@ func threads(in Input) []string {
 	}
 	byKey := map[string]*thread{}
 	for _, e := range in.Entries {
-		key, label := e.Session, "session "+shortID(e.Session)
+		key, label := e.Session, "session "+textcut.ShortID(e.Session)
 		if e.Thread != "" {
 			key, label = "t:"+e.Thread, "thread "+e.Thread
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // PushOptions say what to push and within what.
@@ -244,7 +245,7 @@ func dailyDue(lastActive time.Time, now time.Time, newest Daily, has bool) strin
 func recentText(r *Recent, loc *time.Location) string {
 	meta := r.TS.In(loc).Format("2006-01-02 15:04")
 	if r.Session != "" {
-		meta += " · session " + shortID(r.Session)
+		meta += " · session " + textcut.ShortID(r.Session)
 	}
 	if r.Trigger != "" {
 		meta += " · " + r.Trigger
@@ -317,7 +318,7 @@ func pushLayout(route string, r Restart, o PushOptions) Layout {
 	lang := o.Lang
 	head := []string{msgPushHead.Format(lang, route), caseMsg(r.Case).In(lang)}
 	if r.Case == CaseCrash && r.Previous != "" {
-		head = append(head, msgCrashed.Format(lang, shortID(r.Previous), r.PreviousEvent, r.PreviousAt.In(o.Now.Location()).Format("2006-01-02 15:04")))
+		head = append(head, msgCrashed.Format(lang, textcut.ShortID(r.Previous), r.PreviousEvent, r.PreviousAt.In(o.Now.Location()).Format("2006-01-02 15:04")))
 	}
 	head = append(head, msgLayersBelow.In(lang))
 	headings := map[Layer]string{}
@@ -348,5 +349,5 @@ func (r Restart) Describe() string {
 	if r.Previous == "" {
 		return string(r.Case)
 	}
-	return fmt.Sprintf("%s (previous %s %s)", r.Case, shortID(r.Previous), r.PreviousEvent)
+	return fmt.Sprintf("%s (previous %s %s)", r.Case, textcut.ShortID(r.Previous), r.PreviousEvent)
 }

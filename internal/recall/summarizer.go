@@ -173,7 +173,7 @@ func entryLine(e Entry, loc *time.Location) string {
 	if e.Thread != "" {
 		who = "thread " + e.Thread
 	}
-	head := e.TS.In(loc).Format("2006-01-02 15:04") + " [" + shortID(who) + "] "
+	head := e.TS.In(loc).Format("2006-01-02 15:04") + " [" + textcut.ShortID(who) + "] "
 	switch {
 	case e.Tool != "":
 		return head + "tool " + e.Tool + " " + strings.TrimSpace(e.File+" "+textcut.OneLine(e.Desc))

@@ -242,10 +242,10 @@ func (br *Brief) head(o BriefOptions) (text string, worth bool) {
 		}
 	}
 	if c := br.Crashed; c != nil {
-		lines = append(lines, msgCrashed.Format(lang, shortID(c.ID), stamp(c.Started, o), stamp(lastOf(c), o)))
+		lines = append(lines, msgCrashed.Format(lang, textcut.ShortID(c.ID), stamp(c.Started, o), stamp(lastOf(c), o)))
 	}
 	for _, l := range br.Live {
-		lines = append(lines, msgLive.Format(lang, shortID(l.ID), stamp(l.Started, o)))
+		lines = append(lines, msgLive.Format(lang, textcut.ShortID(l.ID), stamp(l.Started, o)))
 	}
 	worth = br.Crashed != nil || len(br.Live) > 0
 	if !o.Own {
@@ -423,13 +423,6 @@ func lastOf(s *wtstate.Session) (t time.Time) {
 
 func stamp(t time.Time, o BriefOptions) string {
 	return t.In(o.Now.Location()).Format("2006-01-02 15:04")
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 func quote(s string) string {

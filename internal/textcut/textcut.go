@@ -50,3 +50,16 @@ func Bytes(s string, n int) string {
 // OneLine collapses every run of whitespace, newlines included, to one
 // space and trims both ends.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// ShortIDLen is how many leading bytes of an id (a session's, a run's) its
+// short form keeps.
+const ShortIDLen = 8
+
+// ShortID is the short form of id people are shown: its first ShortIDLen
+// bytes. Ids are ASCII (UUIDs, hex, stamps), so no character is split.
+func ShortID(id string) string {
+	if len(id) > ShortIDLen {
+		return id[:ShortIDLen]
+	}
+	return id
+}

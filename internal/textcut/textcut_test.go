@@ -81,3 +81,15 @@ func FuzzChars(f *testing.F) {
 		}
 	})
 }
+
+func TestShortID(t *testing.T) {
+	for _, tt := range []struct{ id, want string }{
+		{"4f1c2b7e-9d3a-4c1e-8b2f-0a1b2c3d4e5f", "4f1c2b7e"},
+		{"abc", "abc"},
+		{"", ""},
+	} {
+		if got := ShortID(tt.id); got != tt.want {
+			t.Errorf("ShortID(%q) = %q; want %q", tt.id, got, tt.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/resume"
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // funcs are the templates' helpers. None of them returns template.HTML:
@@ -65,7 +66,7 @@ func (s *Server) funcs() template.FuncMap {
 			return resume.Ago(s.o.Now().Sub(t), lang)
 		},
 		"span":  span,
-		"short": shortID,
+		"short": textcut.ShortID,
 		"num":   num,
 		"issue": func(n int) string {
 			if n <= 0 || s.o.IssueURL == nil {
@@ -84,14 +85,6 @@ func span(a, b time.Time) string {
 		return "—"
 	}
 	return b.Sub(a).Round(time.Second).String()
-}
-
-// shortID is the first 8 characters of an id, as sessions are usually named.
-func shortID(id string) string {
-	if len(id) <= 8 {
-		return id
-	}
-	return id[:8]
 }
 
 // num writes an integer with thousands separators: 1,234,567.

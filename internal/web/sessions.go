@@ -17,6 +17,7 @@ import (
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/resume"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/usage"
 )
 
@@ -310,7 +311,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, errNotFound)
 		return
 	}
-	s.render(w, r, http.StatusOK, "session", "sessions", msgSessionTitle.Format(s.o.Lang, shortID(id)), p)
+	s.render(w, r, http.StatusOK, "session", "sessions", msgSessionTitle.Format(s.o.Lang, textcut.ShortID(id)), p)
 }
 
 // sessionFromIndex fills p from the index's detail of the session.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/usage"
 )
 
@@ -92,7 +93,7 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 	for _, row := range rep.Rows {
 		label := row.Key
 		if by == usage.Session {
-			label = shortID(row.Key)
+			label = textcut.ShortID(row.Key)
 		}
 		points = append(points, chartPoint{Label: label, Values: []int64{row.Input, row.Output, row.CacheCreation, row.CacheRead}})
 	}
@@ -112,7 +113,7 @@ func usageRows(rep *usage.Report, by usage.Period) []usageRow {
 	for _, row := range rep.Rows {
 		u := usageRow{Label: row.Key, Input: row.Input, Output: row.Output, CacheCreate: row.CacheCreation, CacheRead: row.CacheRead, Total: row.Total()}
 		if by == usage.Session {
-			u.Session, u.Label = row.Key, shortID(row.Key)
+			u.Session, u.Label = row.Key, textcut.ShortID(row.Key)
 		}
 		for _, m := range row.Models {
 			u.Models = append(u.Models, m.Model)
