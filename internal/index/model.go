@@ -3,7 +3,6 @@ package index
 import (
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/baton-cli/baton/internal/textnorm"
 )
@@ -61,31 +60,9 @@ func matchedWords(text string, words []string) int {
 	folded := textnorm.Fold(text)
 	n := 0
 	for _, w := range words {
-		if strings.HasPrefix(w, `"`) {
-			w = strings.ReplaceAll(strings.Trim(w, `"`), " ", "")
-		}
-		if strings.Contains(folded, stem(w)) {
+		if strings.Contains(folded, markWord(w)) {
 			n++
 		}
 	}
 	return n
-}
-
-// ApproxTokens estimates how many tokens a model's tokenizer makes of s: a
-// token for every four bytes of ASCII text and one for every other
-// character (a kanji or kana is about one token). It errs high for
-// Japanese and is within a few percent for English prose.
-func ApproxTokens(s string) int {
-	ascii, other := 0, 0
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			ascii++
-			i++
-			continue
-		}
-		_, w := utf8.DecodeRuneInString(s[i:])
-		other++
-		i += w
-	}
-	return (ascii+3)/4 + other
 }

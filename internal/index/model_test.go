@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // A workload of 30 task chains (an area of the code worked on over three
 // sessions, each continuing the last) with three facts each, stated once
 // in passing among talk and tool output that share their vocabulary. Every
 // fact must come back through the model's search output within 150 tokens
-// (ApproxTokens) of its start, and a question about work never done must
+// (approxTokens) of its start, and a question about work never done must
 // come back empty.
 func TestForModelFacts(t *testing.T) {
 	areas := strings.Fields("billing search auth upload export import mailer scheduler webhook invoice report dashboard " +
@@ -72,7 +73,7 @@ func TestForModelFacts(t *testing.T) {
 		if nl := strings.IndexByte(out[end:], '\n'); nl >= 0 {
 			end += nl
 		}
-		n := ApproxTokens(out[:end])
+		n := approxTokens(out[:end])
 		worst, total = max(worst, n), total+n
 		if n > 150 {
 			t.Errorf("%q: %q after %d tokens; want at most 150:\n%s", fc.query, fc.answer, n, out[:end])
@@ -85,4 +86,23 @@ func TestForModelFacts(t *testing.T) {
 			t.Errorf("%q (never worked on) = %q; want nothing", q, out)
 		}
 	}
+}
+
+// approxTokens estimates how many tokens a model's tokenizer makes of s: a
+// token for every four bytes of ASCII text and one for every other
+// character (a kanji or kana is about one token). It errs high for
+// Japanese and is within a few percent for English prose.
+func approxTokens(s string) int {
+	ascii, other := 0, 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			ascii++
+			i++
+			continue
+		}
+		_, w := utf8.DecodeRuneInString(s[i:])
+		other++
+		i += w
+	}
+	return (ascii+3)/4 + other
 }
