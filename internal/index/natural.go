@@ -64,12 +64,18 @@ func relaxedQuery(q string) ([]string, bool) {
 func orQuery(terms []string) (string, []string) {
 	marks := make([]string, len(terms))
 	for i, t := range terms {
-		if strings.HasPrefix(t, `"`) {
-			t = strings.ReplaceAll(strings.Trim(t, `"`), " ", "")
-		}
-		marks[i] = stem(t)
+		marks[i] = markWord(t)
 	}
 	return strings.Join(terms, " OR "), marks
+}
+
+// markWord is the text a relaxed term is found by in folded text: a phrase
+// (a segmented Japanese run) with its quotes and spaces gone, a word stemmed.
+func markWord(term string) string {
+	if strings.HasPrefix(term, `"`) {
+		term = strings.ReplaceAll(strings.Trim(term, `"`), " ", "")
+	}
+	return stem(term)
 }
 
 // stem strips a common English ending, for marking a word's other forms in
