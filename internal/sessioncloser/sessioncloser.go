@@ -39,6 +39,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/redact"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/tracker"
 	"github.com/baton-cli/baton/internal/transcript"
 )
@@ -800,7 +801,7 @@ func errorResponse(err error, lang i18n.Lang) Response {
 	case errors.As(err, &f):
 		out.Kind = f.kind
 		// Not clipped: such a message names a file or a field whole.
-		out.Message = strings.Join(strings.Fields(redact.Redact(err.Error())), " ")
+		out.Message = textcut.OneLine(redact.Redact(err.Error()))
 	case errors.As(err, &tm):
 		out.Kind = KindTargetResolution
 		out.Hint = msgTargetHint.In(lang)
