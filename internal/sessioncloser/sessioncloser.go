@@ -693,9 +693,12 @@ func (s *session) postDecisions(ctx context.Context) (any, error) {
 		defer unlock()
 	}
 	pr := decision.Post(ctx, t, int(s.req.IssueNumber), ds, s.lang)
+	// The decisions posted, each slug once.
 	var posted []decision.UserDecision
+	logged := map[string]bool{}
 	for _, d := range ds {
-		if slices.Contains(pr.Posted, d.Candidate.Slug) && !containsDecision(posted, d.Candidate.Slug) {
+		if slug := d.Candidate.Slug; slices.Contains(pr.Posted, slug) && !logged[slug] {
+			logged[slug] = true
 			posted = append(posted, d)
 		}
 	}
@@ -708,15 +711,6 @@ func (s *session) postDecisions(ctx context.Context) (any, error) {
 		res["gh_hint"] = pr.LastHint
 	}
 	return res, nil
-}
-
-func containsDecision(ds []decision.UserDecision, slug string) bool {
-	for _, d := range ds {
-		if d.Candidate.Slug == slug {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *session) commitState() (any, error) {
