@@ -78,7 +78,7 @@ type (
 
 // PendingPath is the pending file of session.
 func PendingPath(dir state.Dir, session string) string {
-	return filepath.Join(dir.Sessions(), session+".pending-decisions.json")
+	return filepath.Join(dir.Sessions(), session+pendingSuffix)
 }
 
 const pendingSuffix = ".pending-decisions.json"
