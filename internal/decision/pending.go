@@ -175,14 +175,7 @@ func LoadPending(dir state.Dir, session string) (PendingFile, error) {
 
 // legacyPending lists the original tool's pending files of session.
 func legacyPending(dir state.Dir, session string) []string {
-	var out []string
-	for _, d := range dir.Legacy {
-		p := filepath.Join(d, session+pendingSuffix)
-		if _, err := os.Stat(p); err == nil {
-			out = append(out, p)
-		}
-	}
-	return out
+	return legacyFiles(dir, session+pendingSuffix)
 }
 
 // importLegacyPending moves the original tool's pending decisions of session

@@ -42,14 +42,23 @@ const (
 	corruptTimeForm = "20060102T150405.000000"
 )
 
-// legacyFile is the first of dir's legacy folders (where the original tool
-// kept per-session files) that holds a file called name, or "".
-func legacyFile(dir state.Dir, name string) string {
+// legacyFiles are the files called name in dir's legacy folders (where the
+// original tool kept per-session files), in the folders' order.
+func legacyFiles(dir state.Dir, name string) []string {
+	var out []string
 	for _, d := range dir.Legacy {
 		p := filepath.Join(d, name)
 		if _, err := os.Stat(p); err == nil {
-			return p
+			out = append(out, p)
 		}
+	}
+	return out
+}
+
+// legacyFile is the first of legacyFiles, or "".
+func legacyFile(dir state.Dir, name string) string {
+	if files := legacyFiles(dir, name); len(files) > 0 {
+		return files[0]
 	}
 	return ""
 }
