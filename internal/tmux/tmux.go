@@ -186,7 +186,7 @@ func (c Client) SendText(ctx context.Context, pane, text string, delay time.Dura
 	if err != nil {
 		return err
 	}
-	if err := sleep(ctx, typed.Add(min(enterMinPause, delay)).Sub(time.Now())); err != nil {
+	if err := sleep(ctx, time.Until(typed.Add(min(enterMinPause, delay)))); err != nil {
 		return err
 	}
 	enter := func() error {
