@@ -205,7 +205,6 @@ func (r *redactor) configSet(i int) {
 			break
 		}
 	}
-	return
 }
 
 // netrc matches the password of a .netrc entry, "machine HOST login USER
