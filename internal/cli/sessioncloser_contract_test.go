@@ -79,7 +79,6 @@ type contractEnv struct {
 	seeded             map[int]int // comments per issue before the case
 	got                map[string][]byte
 	replacer           *strings.Replacer
-	stdin              string
 }
 
 func runContractCase(t *testing.T, path string) {
