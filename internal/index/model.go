@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/textnorm"
 )
 
@@ -33,7 +34,7 @@ func (r *Results) ForModel(loc *time.Location) string {
 		}
 		if h.Session != "" {
 			b.WriteString(" s:")
-			b.WriteString(shortSession(h.Session))
+			b.WriteString(textcut.ShortID(h.Session))
 		}
 		if h.Kind == KindDecision && h.Title != "" && !strings.Contains(text, h.Title) {
 			b.WriteString(" ")
@@ -44,15 +45,6 @@ func (r *Results) ForModel(loc *time.Location) string {
 		b.WriteString("\n")
 	}
 	return b.String()
-}
-
-// shortSession keeps the start of a session id, enough to tell sessions
-// apart and to ask session_log for one.
-func shortSession(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 // matchedWords counts the relaxed words (FTS5 terms) that text holds.
