@@ -197,7 +197,10 @@ func (f *Flow) Run(ctx context.Context) (*Outcome, error) {
 		if errors.Is(err, ErrCancelled) {
 			return o, err
 		}
-		return o, fmt.Errorf("%w: %w", ErrNoIssue, err)
+		if !errors.Is(err, ErrNoIssue) {
+			err = fmt.Errorf("%w: %w", ErrNoIssue, err)
+		}
+		return o, err
 	}
 	o.Issue, o.Tier, o.Resolved = res.Issue, res.Tier, &res
 

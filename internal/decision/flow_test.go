@@ -201,6 +201,9 @@ func TestStateWrites(t *testing.T) {
 			if tt.wantErr == nil && err != nil || tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Run: got %v; want %v", err, tt.wantErr)
 			}
+			if err != nil && strings.Count(err.Error(), tt.wantErr.Error()) != 1 {
+				t.Errorf("Run: error %q; want %q said once", err, tt.wantErr)
+			}
 			path := StatePath(e.flow.State, e.flow.Session)
 			if tt.wantState == nil {
 				if _, err := os.Stat(path); !os.IsNotExist(err) {
