@@ -33,7 +33,6 @@ const (
 	SkipClosed        = "closed"
 	SkipNoTrigger     = "no-trigger-label"
 	SkipInProgress    = "in-progress"
-	SkipLocked        = "locked-on-this-machine"
 	SkipClaimLost     = "claim-lost"
 	SkipClaimFailed   = "claim-failed"
 )

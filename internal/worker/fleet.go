@@ -102,10 +102,9 @@ type session struct {
 	// deadline after it are put back, not failed.
 	stopping <-chan struct{}
 
-	mu      sync.Mutex
-	res     CycleResult
-	seen    map[string]bool
-	running int
+	mu   sync.Mutex
+	res  CycleResult
+	seen map[string]bool
 }
 
 func (s *session) addRun(rec *Record) {
