@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"syscall"
 
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/tracker/github"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 // Recover puts in order the records of earlier runs on this machine. A
@@ -72,8 +72,8 @@ func (w *Worker) live(rec *Record) bool {
 	if rec.PID == w.opts.PID {
 		return true
 	}
-	err := syscall.Kill(rec.PID, 0)
-	return rec.PID > 0 && (err == nil || errors.Is(err, syscall.EPERM))
+	alive, _ := wtstate.Process{PID: rec.PID}.Alive()
+	return alive
 }
 
 // repoByName returns the configured repository, or one with only its name
