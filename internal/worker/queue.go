@@ -65,9 +65,6 @@ func RedactURL(u string) string {
 	if err != nil {
 		return "(unparsable URL)"
 	}
-	if _, ok := p.User.Password(); ok {
-		p.User = url.UserPassword(p.User.Username(), "xxxxx")
-	}
 	return p.Redacted()
 }
 
