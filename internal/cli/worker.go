@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -365,25 +364,12 @@ func printQueue(out io.Writer, lang i18n.Lang, st *worker.QueueStatus) {
 	if len(st.Counts) == 0 {
 		fmt.Fprintln(out, msgWorkerNone.In(lang))
 	}
-	for _, state := range worker.States() {
-		byHost := st.Counts[state]
-		if len(byHost) == 0 {
-			continue
-		}
-		total := 0
-		var hosts []string
-		for h, n := range byHost {
-			total += n
-			if h != "" {
-				hosts = append(hosts, fmt.Sprintf("%s %d", h, n))
-			}
-		}
-		slices.Sort(hosts)
+	for _, c := range st.ByState() {
 		detail := ""
-		if len(hosts) > 0 {
-			detail = "  (" + strings.Join(hosts, ", ") + ")"
+		if len(c.Hosts) > 0 {
+			detail = "  (" + strings.Join(c.Hosts, ", ") + ")"
 		}
-		fmt.Fprintln(out, msgWorkerQueueState.Format(lang, state, total, detail))
+		fmt.Fprintln(out, msgWorkerQueueState.Format(lang, c.State, c.Total, detail))
 	}
 }
 

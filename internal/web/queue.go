@@ -1,9 +1,7 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/baton-cli/baton/internal/i18n"
@@ -38,22 +36,8 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request) {
 		p.Error = err.Error()
 	} else {
 		p.Status = st
-		for _, state := range worker.States() {
-			byHost := st.Counts[state]
-			if len(byHost) == 0 {
-				continue
-			}
-			row := queueRow{State: state}
-			var hosts []string
-			for h, n := range byHost {
-				row.Total += n
-				if h != "" {
-					hosts = append(hosts, fmt.Sprintf("%s %d", h, n))
-				}
-			}
-			slices.Sort(hosts)
-			row.Hosts = strings.Join(hosts, ", ")
-			p.Rows = append(p.Rows, row)
+		for _, c := range st.ByState() {
+			p.Rows = append(p.Rows, queueRow{State: c.State, Total: c.Total, Hosts: strings.Join(c.Hosts, ", ")})
 		}
 	}
 	s.render(w, r, http.StatusOK, "queue", "queue", msgNavQueue.In(s.o.Lang), p)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -108,6 +109,36 @@ func (q *Queue) Status(ctx context.Context, limit int) (*QueueStatus, error) {
 		}
 	}
 	return st, nil
+}
+
+// StateCount is the jobs of one state.
+type StateCount struct {
+	State string
+	Total int
+	// Hosts are "host n" for each host that took jobs of the state, sorted.
+	Hosts []string
+}
+
+// ByState returns the job counts of the states that have jobs, in the
+// order of States.
+func (st *QueueStatus) ByState() []StateCount {
+	var out []StateCount
+	for _, state := range States() {
+		byHost := st.Counts[state]
+		if len(byHost) == 0 {
+			continue
+		}
+		c := StateCount{State: state}
+		for h, n := range byHost {
+			c.Total += n
+			if h != "" {
+				c.Hosts = append(c.Hosts, fmt.Sprintf("%s %d", h, n))
+			}
+		}
+		slices.Sort(c.Hosts)
+		out = append(out, c)
+	}
+	return out
 }
 
 func jobView(j *rivertype.JobRow) JobView {
