@@ -442,7 +442,7 @@ func (w *Worker) putBackOrphans(ctx context.Context, s *session, client *github.
 		w.log.Info("put back orphaned issue", "repo", repo.Repo, "issue", is.Number)
 		rec := &Record{ID: "orphan", Repo: repo.Repo, Issue: is.Number, State: StateInterrupted, LabelsPending: true}
 		w.settle(ctx, client, rec)
-		if err := w.deleteOwnClaims(ctx, client, is.Number, 0); err != nil {
+		if err := w.deleteOwnClaims(ctx, client, is.Number); err != nil {
 			w.log.Warn("delete claims of orphaned issue", "issue", is.Number, "err", tracker.Summary(err))
 		}
 	}
@@ -452,18 +452,13 @@ func (w *Worker) putBackOrphans(ctx context.Context, s *session, client *github.
 // liveClaim reports whether the worker's own identity has a claim comment
 // on the issue that has not lapsed.
 func (w *Worker) liveClaim(ctx context.Context, client *github.Client, n int) (bool, error) {
-	owner, name := client.Repo()
-	login, err := w.login(ctx, client, owner+"/"+name)
-	if err != nil {
-		return false, err
-	}
-	comments, err := client.Comments(ctx, n)
+	claims, err := w.ownClaims(ctx, client, n)
 	if err != nil {
 		return false, err
 	}
 	now := w.opts.Now()
-	for _, cm := range comments {
-		if _, until, ok := parseClaim(cm.Body); ok && strings.EqualFold(cm.Author, login) && until.After(now) {
+	for _, c := range claims {
+		if c.until.After(now) {
 			return true, nil
 		}
 	}

@@ -121,35 +121,56 @@ func (w *Worker) runIssue(ctx context.Context, client *github.Client, repo confi
 }
 
 // login returns the GitHub login of a repository's client, asked once.
-func (w *Worker) login(ctx context.Context, client *github.Client, repo string) (string, error) {
-	if v, ok := w.logins.Load(strings.ToLower(repo)); ok {
+func (w *Worker) login(ctx context.Context, client *github.Client) (string, error) {
+	owner, name := client.Repo()
+	key := strings.ToLower(owner + "/" + name)
+	if v, ok := w.logins.Load(key); ok {
 		return v.(string), nil
 	}
 	login, err := client.Login(ctx)
 	if err != nil {
 		return "", err
 	}
-	w.logins.Store(strings.ToLower(repo), login)
+	w.logins.Store(key, login)
 	return login, nil
 }
 
-// deleteOwnClaims deletes the claim comments the worker's own identity
-// left on an issue, but keep.
-func (w *Worker) deleteOwnClaims(ctx context.Context, client *github.Client, n int, keep int64) error {
-	owner, name := client.Repo()
-	login, err := w.login(ctx, client, owner+"/"+name)
+// ownClaim is a claim comment of the worker's own GitHub identity.
+type ownClaim struct {
+	id    int64
+	until time.Time
+}
+
+// ownClaims returns the claim comments the worker's own identity left on
+// issue n.
+func (w *Worker) ownClaims(ctx context.Context, client *github.Client, n int) ([]ownClaim, error) {
+	login, err := w.login(ctx, client)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	comments, err := client.Comments(ctx, n)
 	if err != nil {
+		return nil, err
+	}
+	var out []ownClaim
+	for _, cm := range comments {
+		if _, until, ok := parseClaim(cm.Body); ok && strings.EqualFold(cm.Author, login) {
+			out = append(out, ownClaim{id: cm.ID, until: until})
+		}
+	}
+	return out, nil
+}
+
+// deleteOwnClaims deletes the claim comments the worker's own identity
+// left on an issue.
+func (w *Worker) deleteOwnClaims(ctx context.Context, client *github.Client, n int) error {
+	claims, err := w.ownClaims(ctx, client, n)
+	if err != nil {
 		return err
 	}
-	for _, cm := range comments {
-		if _, _, ok := parseClaim(cm.Body); ok && cm.ID != keep && strings.EqualFold(cm.Author, login) {
-			if err := w.retry(ctx, func() error { return client.DeleteComment(ctx, cm.ID) }); err != nil && tracker.KindOf(err) != tracker.KindNotFound {
-				return err
-			}
+	for _, c := range claims {
+		if err := w.retry(ctx, func() error { return client.DeleteComment(ctx, c.id) }); err != nil && tracker.KindOf(err) != tracker.KindNotFound {
+			return err
 		}
 	}
 	return nil
@@ -163,7 +184,7 @@ func (w *Worker) deleteOwnClaims(ctx context.Context, client *github.Client, n i
 // continues. A claim that fails part way is undone.
 func (r *run) claim(ctx context.Context) bool {
 	n := r.rec.Issue
-	login, err := r.w.login(ctx, r.client, r.repo.Repo)
+	login, err := r.w.login(ctx, r.client)
 	if err != nil {
 		r.problem("claim: read the token's user", err)
 		r.abandon(ctx, "claim-failed")
@@ -180,7 +201,7 @@ func (r *run) claim(ctx context.Context) bool {
 		return false
 	}
 	if r.job.rescue() {
-		if err := r.w.deleteOwnClaims(ctx, r.client, n, 0); err != nil {
+		if err := r.w.deleteOwnClaims(ctx, r.client, n); err != nil {
 			r.problem("claim: delete the earlier run's claim", err)
 		}
 	}
