@@ -161,12 +161,11 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, q *Queue, so S
 		return nil, err
 	}
 	s := &session{q: q, stopping: stop, seen: map[string]bool{}}
-	if recovered, err := w.Recover(ctx); err != nil {
+	recovered, err := w.Recover(ctx)
+	if err != nil {
 		s.addError(err)
-		s.res.Recovered = recovered
-	} else {
-		s.res.Recovered = recovered
 	}
+	s.res.Recovered = recovered
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &issueWorker{w: w, s: s})
 	river.AddWorker(workers, &pollWorker{w: w, s: s})
