@@ -50,6 +50,12 @@ func (h *harness) newHost(t testing.TB, name string) *fleetHost {
 	return fh
 }
 
+// store is the host's run records, in the data folder its XDG_DATA_HOME
+// gives.
+func (fh *fleetHost) store() Store {
+	return Store{Dir: filepath.Join(fh.home, ".local", "share", "baton", "worker")}
+}
+
 // fleetSetup is what a host's configuration and environment hold.
 type fleetSetup struct {
 	queueURL string
@@ -378,7 +384,7 @@ func TestFleetKilledHostResumedFromCheckpoint(t *testing.T) {
 	branch := h.waitCheckpoint(t, db, 90*time.Second)
 
 	// Host A dies: SIGKILL to the worker and to its agent's group.
-	recs, err := (Store{Dir: filepath.Join(a.home, ".local", "share", "baton", "worker")}).List()
+	recs, err := a.store().List()
 	if err != nil || len(recs) != 1 || len(recs[0].Attempts) == 0 {
 		t.Fatalf("host A's records = %v, %v; want its run", recs, err)
 	}
@@ -411,7 +417,7 @@ func TestFleetKilledHostResumedFromCheckpoint(t *testing.T) {
 	comments := h.workerComments(n)
 	if len(comments) != 1 || !strings.Contains(comments[0].Body, "host-a") || !strings.Contains(comments[0].Body, "**Host:** host-b") {
 		t.Errorf("comments = %v; want one success comment saying host-b continued host-a's run", comments)
-		recs, _ := (Store{Dir: filepath.Join(b.home, ".local", "share", "baton", "worker")}).List()
+		recs, _ := b.store().List()
 		for _, r := range recs {
 			for _, at := range r.Attempts {
 				t.Logf("host B attempt %s: exit %d stdout %s stderr %s", at.Kind, at.ExitCode, at.Stdout, at.Stderr)
@@ -486,7 +492,7 @@ func BenchmarkFleet(b *testing.B) {
 		rows.Close()
 		var overhead []time.Duration
 		for _, fh := range hosts {
-			recs, _ := (Store{Dir: filepath.Join(fh.home, ".local", "share", "baton", "worker")}).List()
+			recs, _ := fh.store().List()
 			for _, r := range recs {
 				var agent time.Duration
 				for _, a := range r.Attempts {
