@@ -11,6 +11,7 @@ import (
 	"github.com/baton-cli/baton/internal/atomicfile"
 	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/redact"
+	"github.com/baton-cli/baton/internal/transcript"
 )
 
 // maxTranscript is the most of a transcript a checkpoint stores; a longer
@@ -127,15 +128,10 @@ func (r *run) transcript(sessionID string) (string, []byte) {
 	if info, err := os.Stat(path); err != nil || info.Size() > maxTranscript {
 		return "", nil
 	}
-	b, err := os.ReadFile(path)
+	// Only complete lines: the agent may be writing the last one.
+	b, _, _, err := transcript.ReadRaw(path, 0, 0)
 	if err != nil {
 		return "", nil
-	}
-	// Only complete lines: the agent may be writing the last one.
-	if i := strings.LastIndexByte(string(b), '\n'); i >= 0 {
-		b = b[:i+1]
-	} else {
-		b = nil
 	}
 	// The queue is shared with other hosts: secrets stay on this one.
 	return sessionID, redact.JSONLines(b)
