@@ -104,13 +104,15 @@ type sessionAcc struct {
 
 // writer holds a catch-up's connection and open transaction.
 type writer struct {
-	ix       *Index
-	conn     *sql.Conn
-	tx       *sql.Tx
-	ins      *sql.Stmt
-	insFTS   *sql.Stmt
-	n        int
-	sessions map[string]*sessionAcc
+	ix     *Index
+	conn   *sql.Conn
+	tx     *sql.Tx
+	ins    *sql.Stmt
+	insFTS *sql.Stmt
+	// insStrong adds the strong tiers' columns to strong_fts.
+	insStrong *sql.Stmt
+	n         int
+	sessions  map[string]*sessionAcc
 	// recount are sessions whose transcript was replaced: their messages
 	// are counted again.
 	recount map[string]bool
@@ -195,8 +197,10 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 		defer func() {
 			// FTS5 keeps these settings: later catch-ups merge as usual.
 			ctx := context.WithoutCancel(ctx)
-			conn.ExecContext(ctx, ftsSet, "automerge", ftsAutomerge)
-			conn.ExecContext(ctx, ftsSet, "crisismerge", ftsCrisisDefault)
+			for _, t := range ftsTables {
+				conn.ExecContext(ctx, ftsSet(t), "automerge", ftsAutomerge)
+				conn.ExecContext(ctx, ftsSet(t), "crisismerge", ftsCrisisDefault)
+			}
 		}()
 	}
 	if err := w.begin(ctx); err != nil {
@@ -242,8 +246,10 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 		return err
 	}
 	if rebuild {
-		if _, err := conn.ExecContext(ctx, "INSERT INTO docs_fts(docs_fts) VALUES('optimize')"); err != nil {
-			return fmt.Errorf("catch up: %w", classify(err))
+		for _, t := range ftsTables {
+			if _, err := conn.ExecContext(ctx, "INSERT INTO "+t+"("+t+") VALUES('optimize')"); err != nil {
+				return fmt.Errorf("catch up: %w", classify(err))
+			}
 		}
 	}
 	return nil
@@ -258,19 +264,28 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 // and one segment for searches to read. FTS5 keeps these settings, so they
 // are put back afterwards.
 const (
-	ftsSet           = "INSERT INTO docs_fts(docs_fts, rank) VALUES(?, ?)"
 	ftsAutomerge     = 4 // FTS5's default
 	ftsCrisisMerge   = 64
 	ftsCrisisDefault = 16 // FTS5's default
 )
 
+// ftsTables are the full-text tables a catch-up writes.
+var ftsTables = []string{"docs_fts", "strong_fts"}
+
+// ftsSet is the statement that sets one of table's settings.
+func ftsSet(table string) string {
+	return "INSERT INTO " + table + "(" + table + ", rank) VALUES(?, ?)"
+}
+
 func bulkLoad(ctx context.Context, conn *sql.Conn) error {
-	for _, kv := range []struct {
-		key string
-		val int
-	}{{"automerge", 0}, {"crisismerge", ftsCrisisMerge}} {
-		if _, err := conn.ExecContext(ctx, ftsSet, kv.key, kv.val); err != nil {
-			return fmt.Errorf("catch up: %w", classify(err))
+	for _, t := range ftsTables {
+		for _, kv := range []struct {
+			key string
+			val int
+		}{{"automerge", 0}, {"crisismerge", ftsCrisisMerge}} {
+			if _, err := conn.ExecContext(ctx, ftsSet(t), kv.key, kv.val); err != nil {
+				return fmt.Errorf("catch up: %w", classify(err))
+			}
 		}
 	}
 	return nil
@@ -360,7 +375,12 @@ func (w *writer) begin(ctx context.Context) error {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
-	w.tx, w.ins, w.insFTS, w.n = tx, ins, insFTS, 0
+	insStrong, err := tx.PrepareContext(ctx, "INSERT INTO strong_fts(rowid, hi, said, prompt, kind, sid) VALUES(?, ?, ?, ?, ?, ?)")
+	if err != nil {
+		tx.Rollback()
+		return fmt.Errorf("catch up: %w", classify(err))
+	}
+	w.tx, w.ins, w.insFTS, w.insStrong, w.n = tx, ins, insFTS, insStrong, 0
 	return nil
 }
 
@@ -405,10 +425,16 @@ func (w *writer) add(ctx context.Context, d *doc) error {
 	if err != nil {
 		return fmt.Errorf("catch up: %w", err)
 	}
+	fts := d.ftsArgs()
 	args := append(make([]any, 0, nCols+3), id)
-	args = append(args, d.ftsArgs()...)
+	args = append(args, fts...)
 	if _, err := w.insFTS.ExecContext(ctx, args...); err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
+	}
+	if fts[colHi] != "" || fts[colSaid] != "" || fts[colPrompt] != "" {
+		if _, err := w.insStrong.ExecContext(ctx, id, fts[colHi], fts[colSaid], fts[colPrompt], fts[nCols], fts[nCols+1]); err != nil {
+			return fmt.Errorf("catch up: %w", classify(err))
+		}
 	}
 	w.n++
 	return nil
@@ -428,6 +454,7 @@ func (w *writer) saveSource(ctx context.Context, path, kind string, s source) er
 func (w *writer) drop(ctx context.Context, path string) error {
 	for _, q := range []string{
 		"DELETE FROM docs_fts WHERE rowid IN (SELECT id FROM docs WHERE source = ?)",
+		"DELETE FROM strong_fts WHERE rowid IN (SELECT id FROM docs WHERE source = ?)",
 		"DELETE FROM docs WHERE source = ?",
 		"DELETE FROM sources WHERE path = ?",
 	} {

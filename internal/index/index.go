@@ -279,6 +279,7 @@ func (ix *Index) Reset(ctx context.Context) error {
 	for _, q := range []string{
 		"DELETE FROM docs", "DELETE FROM sources", "DELETE FROM sessions",
 		"INSERT INTO docs_fts(docs_fts) VALUES('delete-all')",
+		"INSERT INTO strong_fts(strong_fts) VALUES('delete-all')",
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("reset index: %w", classify(err))

@@ -167,13 +167,31 @@ func TestCatchUpIncremental(t *testing.T) {
 	if r := search(t, ix, Query{Text: "gamma"}); r.Total != 0 {
 		t.Errorf("gamma after replacement: %d hits; want 0", r.Total)
 	}
-	if r := search(t, ix, Query{Text: "delta"}); r.Total != 1 {
-		t.Errorf("delta after replacement: %d hits; want 1", r.Total)
+	if r := search(t, ix, Query{Text: "delta"}); r.Total != 1 || len(r.Hits) != 1 || r.Hits[0].Tier != 1 {
+		t.Errorf("delta after replacement: %d hits %s; want 1, in the prompt tier", r.Total, refs(r))
 	}
+	// The prompts' own table lost the replaced prompts too.
+	for word, want := range map[string]int{"gamma": 0, "delta": 1} {
+		var n int
+		if err := ix.db.QueryRow("SELECT count(*) FROM strong_fts WHERE strong_fts MATCH ?", word).Scan(&n); err != nil || n != want {
+			t.Errorf("strong_fts holds %q %d times (%v); want %d", word, n, err, want)
+		}
+	}
+	checkFTS(t, ix)
 	// Same size, other first line: replaced too.
 	os.WriteFile(p, []byte(msgLine("user", "2026-09-01T10:00:00.000Z", "omega")+"\n"), 0o644)
 	if r := search(t, ix, Query{Text: "delta OR omega"}); r.Total != 1 || r.Hits[0].Snippet == nil || !strings.Contains(r.Hits[0].Marked("[", "]"), "[omega]") {
 		t.Errorf("after same-size replacement: %d hits %s; want only omega", r.Total, refs(r))
+	}
+}
+
+// checkFTS runs FTS5's integrity check on the index's full-text tables.
+func checkFTS(t *testing.T, ix *Index) {
+	t.Helper()
+	for _, table := range ftsTables {
+		if _, err := ix.db.Exec("INSERT INTO " + table + "(" + table + ", rank) VALUES('integrity-check', 1)"); err != nil {
+			t.Errorf("%s: %v", table, err)
+		}
 	}
 }
 
@@ -443,4 +461,29 @@ func TestSearchBroad(t *testing.T) {
 	if got := newest.Hits[0].Marked("", ""); newest.Ranked || !strings.Contains(got, fmt.Sprintf("item%05d", n-1)) {
 		t.Errorf("newest first: %q, ranked %v; want item%05d, false", got, newest.Ranked, n-1)
 	}
+}
+
+// An index made before strong_fts existed is read again when it is opened,
+// so that its prompts are ranked in their own table.
+func TestUpgradeFillsStrongTable(t *testing.T) {
+	f := newFixture(t)
+	os.WriteFile(filepath.Join(f.transcripts, "s4.jsonl"), []byte(msgLine("user", "2026-09-01T10:00:00.000Z", "upgrade the frobnicator")+"\n"), 0o644)
+	ix := f.open(t)
+	if r := search(t, ix, Query{Text: "frobnicator"}); len(r.Hits) != 1 {
+		t.Fatalf("frobnicator: %s; want 1 hit", refs(r))
+	}
+	// Made into an index of the three migrations before: the transcript
+	// read, no strong_fts.
+	for _, q := range []string{"DROP TABLE strong_fts", "PRAGMA user_version = 3"} {
+		if _, err := ix.db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	ix.Close()
+	ix = f.open(t)
+	r := search(t, ix, Query{Text: "frobnicator"})
+	if len(r.Hits) != 1 || r.Hits[0].Tier != 1 {
+		t.Errorf("frobnicator after the upgrade: %d hits (%s); want 1, in the prompt tier", len(r.Hits), refs(r))
+	}
+	checkFTS(t, ix)
 }

@@ -115,10 +115,15 @@ func (h *Hit) Marked(open, close string) string {
 // Within a tier bm25 orders, with column weights (the tier's columns count,
 // falling steeply as above; kinds and session ids count nothing), and the
 // documents of a session that made an approved decision matching the query
-// count boostDecided times as much. Ties go to the newest.
+// count boostDecided times as much. Ties go to the newest. The two strongest
+// tiers are ranked in strong_fts, which holds only their columns: a
+// document's length there is the length of its decisions and prompts, not of
+// the tool output beside them, and a word's rarity is its rarity among
+// decisions and prompts.
 const (
-	weights      = "bm25(docs_fts, 1.0, 1.0, 0.2, 0.1, 0.04, 0.015, 0.02, 0, 0)"
-	boostDecided = 2.0
+	weights       = "bm25(docs_fts, 1.0, 1.0, 0.2, 0.1, 0.04, 0.015, 0.02, 0, 0)"
+	strongWeights = "bm25(strong_fts, 1.0, 1.0, 0.2, 0, 0)"
+	boostDecided  = 2.0
 	// textColumns are the columns a query's words are looked for in.
 	textColumns = "{hi said prompt text tool log meta}"
 	// decidedSessions is how many sessions of matching decisions are
@@ -126,16 +131,23 @@ const (
 	decidedSessions = 3
 )
 
-// tiers are the column filters of the tiers, strongest first, each holding
-// the columns of the tiers before it: a document is in the first tier whose
-// filter it matches. The last is textColumns.
-var tiers = []string{
-	"{hi said}",
-	"{hi said prompt}",
-	"{hi said prompt text}",
-	"{hi said prompt text tool meta}",
-	textColumns,
+// A tier is ranked in table, among the documents matching in columns, with
+// score (a bm25 of table).
+type tier struct{ table, columns, score string }
+
+// tiers are the tiers, strongest first, each one's columns holding the
+// columns of the tiers before it: a document is in the first tier whose
+// columns it matches in. The last is textColumns.
+var tiers = []tier{
+	{"strong_fts", "{hi said}", strongWeights},
+	{"strong_fts", "{hi said prompt}", strongWeights},
+	{"docs_fts", "{hi said prompt text}", weights},
+	{"docs_fts", "{hi said prompt text tool meta}", weights},
+	{"docs_fts", textColumns, weights},
 }
+
+// strongColumns are strong_fts's columns of text.
+const strongColumns = "{hi said prompt}"
 
 // Search finds the documents matching q. When none holds every word of a
 // plain query (no operators, quotes or stars), it looks again for documents
@@ -188,16 +200,13 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 		kindFilter = "kind : (" + strings.Join(kinds, " OR ") + ") AND "
 	}
 	in := func(columns string) string { return kindFilter + columns + " : (" + match + ")" }
-	from, where := " FROM docs_fts WHERE docs_fts MATCH ?", ""
-	var since []any
+	f := filter{in: in}
 	if !q.Since.IsZero() {
-		from = " FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ?"
-		where = " AND d.ts >= ?"
-		since = []any{q.Since.UnixMilli()}
+		f.since = []any{q.Since.UnixMilli()}
 	}
 	res := &Results{Ranked: !q.Newest}
 	count := func() error {
-		if err := ix.db.QueryRowContext(ctx, "SELECT count(*)"+from+where, append([]any{in(textColumns)}, since...)...).Scan(&res.Total); err != nil {
+		if err := ix.db.QueryRowContext(ctx, "SELECT count(*)"+f.from("docs_fts"), f.args(textColumns)...).Scan(&res.Total); err != nil {
 			return searchError(err)
 		}
 		return nil
@@ -210,8 +219,8 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 		if res.Total == 0 || offset >= res.Total {
 			return res, nil
 		}
-		rows, err := ix.db.QueryContext(ctx, "SELECT docs_fts.rowid FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ?"+where+
-			" ORDER BY d.ts DESC, d.id DESC LIMIT ? OFFSET ?", append(append([]any{in(textColumns)}, since...), limit, offset)...)
+		rows, err := ix.db.QueryContext(ctx, "SELECT docs_fts.rowid FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ?"+f.where()+
+			" ORDER BY d.ts DESC, d.id DESC LIMIT ? OFFSET ?", append(f.args(textColumns), limit, offset)...)
 		if err != nil {
 			return nil, searchError(err)
 		}
@@ -225,9 +234,9 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 		// connections.
 		counted := make(chan error, 1)
 		go func() { counted <- count() }()
-		decided, err := ix.decidedSessions(ctx, in(textColumns))
+		decided, err := ix.decidedSessions(ctx, in(strongColumns))
 		if err == nil {
-			page, err = ix.tiered(ctx, in, from, where, since, decided, offset+limit)
+			page, err = ix.tiered(ctx, f, decided, offset+limit)
 		}
 		if cerr := <-counted; err == nil {
 			err = cerr
@@ -244,19 +253,50 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 	return res, nil
 }
 
+// filter is what a search asks of every document besides its words.
+type filter struct {
+	// in puts a match in a column filter, with the kinds asked for.
+	in func(columns string) string
+	// since holds the oldest time asked for, when one is.
+	since []any
+}
+
+// from is the FROM and WHERE of a query of table matching ?, joined with
+// docs when the time is asked for.
+func (f filter) from(table string) string {
+	if f.since == nil {
+		return " FROM " + table + " WHERE " + table + " MATCH ?"
+	}
+	return " FROM " + table + " CROSS JOIN docs d ON d.id = " + table + ".rowid WHERE " + table + " MATCH ?" + f.where()
+}
+
+// where is the condition on docs d, when there is one.
+func (f filter) where() string {
+	if f.since == nil {
+		return ""
+	}
+	return " AND d.ts >= ?"
+}
+
+// args are the arguments of a query of from: the match in columns, then
+// the time.
+func (f filter) args(columns string) []any {
+	return append([]any{f.in(columns)}, f.since...)
+}
+
 // tiered returns the n best documents matching, best first: tier by tier,
 // each ranked, until n are found or every tier is asked. A tier's
-// filter holds the stronger tiers' columns, so its ranking returns their
+// columns hold the stronger tiers' columns, so its ranking returns their
 // documents again; they are all known by then (a tier is asked for only
 // when the ones before it held fewer than n) and are skipped.
-func (ix *Index) tiered(ctx context.Context, in func(string) string, from, where string, since []any, decided []string, n int) ([]scored, error) {
+func (ix *Index) tiered(ctx context.Context, f filter, decided []string, n int) ([]scored, error) {
 	var out []scored
 	seen := make(map[int64]bool)
-	for t, columns := range tiers {
+	for i, t := range tiers {
 		if len(out) >= n {
 			break
 		}
-		ranked, err := ix.ranked(ctx, in(columns), from, where, since, decided, n)
+		ranked, err := ix.ranked(ctx, t, f, decided, n)
 		if err != nil {
 			return nil, err
 		}
@@ -265,30 +305,32 @@ func (ix *Index) tiered(ctx context.Context, in func(string) string, from, where
 				continue
 			}
 			seen[s.id] = true
-			s.tier = t
+			s.tier = i
 			out = append(out, s)
 		}
 	}
 	return out[:min(n, len(out))], nil
 }
 
-// ranked returns the n best documents matching match, best first: the n
-// best by bm25, merged with the n best of the decided sessions, boosted.
+// ranked returns the n best documents of tier t, best first: the n best
+// by its bm25, merged with the n best of the decided sessions, boosted.
 // Each list is exact, so the merge is.
-func (ix *Index) ranked(ctx context.Context, match, from, where string, since []any, decided []string, n int) ([]scored, error) {
-	top := func(m string) ([]scored, error) {
-		rows, err := ix.db.QueryContext(ctx, "SELECT docs_fts.rowid, "+weights+" AS score"+from+where+
-			" ORDER BY score, docs_fts.rowid DESC LIMIT ?", append(append([]any{m}, since...), n)...)
+func (ix *Index) ranked(ctx context.Context, t tier, f filter, decided []string, n int) ([]scored, error) {
+	top := func(args []any) ([]scored, error) {
+		rows, err := ix.db.QueryContext(ctx, "SELECT "+t.table+".rowid, "+t.score+" AS score"+f.from(t.table)+
+			" ORDER BY score, "+t.table+".rowid DESC LIMIT ?", append(args, n)...)
 		if err != nil {
 			return nil, searchError(err)
 		}
 		return scanScored(rows, true)
 	}
-	best, err := top(match)
+	args := f.args(t.columns)
+	best, err := top(args)
 	if err != nil || len(decided) == 0 || len(best) == 0 {
 		return best, err
 	}
-	boosted, err := top("sid : (" + strings.Join(decided, " OR ") + ") AND " + match)
+	args[0] = "sid : (" + strings.Join(decided, " OR ") + ") AND " + args[0].(string)
+	boosted, err := top(args)
 	if err != nil {
 		return nil, err
 	}
@@ -317,8 +359,8 @@ func (ix *Index) ranked(ctx context.Context, match, from, where string, since []
 // decidedSessions returns the session tokens of the approved decisions that
 // match, best first.
 func (ix *Index) decidedSessions(ctx context.Context, match string) ([]string, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT d.session FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid
-		WHERE docs_fts MATCH ? AND d.event = 'approved' AND d.session != '' ORDER BY `+weights+` LIMIT ?`,
+	rows, err := ix.db.QueryContext(ctx, `SELECT d.session FROM strong_fts CROSS JOIN docs d ON d.id = strong_fts.rowid
+		WHERE strong_fts MATCH ? AND d.event = 'approved' AND d.session != '' ORDER BY `+strongWeights+` LIMIT ?`,
 		"kind : decision AND "+match, decidedSessions)
 	if err != nil {
 		return nil, searchError(err)
