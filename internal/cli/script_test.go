@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -38,5 +40,26 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
 			return os.MkdirAll(home, 0o755)
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"repeat": cmdRepeat,
+		},
 	})
+}
+
+// cmdRepeat writes a file of many lines: repeat N file line, each line with
+// %d replaced by its number, from 0.
+func cmdRepeat(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: repeat N file line")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("repeat: %v", err)
+	}
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(strings.ReplaceAll(args[2], "%d", strconv.Itoa(i)))
+		b.WriteByte('\n')
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
 }

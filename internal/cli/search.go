@@ -67,6 +67,7 @@ func NewCmdSearch(f *Factory, runF func(context.Context, *SearchOptions) error) 
 var (
 	msgSearchNone   = i18n.Msg{JA: "%q に一致するものはありません", EN: "nothing matches %q"}
 	msgSearchPage   = i18n.Msg{JA: "%s 件中 %d–%d 件目", EN: "%d–%d of %s"}
+	msgSearchOver   = i18n.Msg{JA: "%s 件超のうち %d–%d 件目", EN: "%d–%d of more than %s"}
 	msgSearchMore   = i18n.Msg{JA: "続きは --page %d", EN: "more with --page %d"}
 	msgSearchRecent = i18n.Msg{JA: "新しい順", EN: "newest first"}
 	msgSearchRelax  = i18n.Msg{JA: "すべての語を含むものがないため、次の語のどれかを含むものを関連の高い順に表示しています: %s", EN: "nothing holds every word; showing what holds some of these, best first: %s"}
@@ -79,8 +80,11 @@ var (
 type searchJSON struct {
 	Query string `json:"query"`
 	Total int    `json:"total"`
-	Page  int    `json:"page"`
-	Limit int    `json:"limit"`
+	// More: more than Total match (counting stops at index.CountLimit,
+	// or at the end of the page asked for).
+	More  bool `json:"more,omitempty"`
+	Page  int  `json:"page"`
+	Limit int  `json:"limit"`
 	// Ranked: best first; false with --newest.
 	Ranked bool `json:"ranked"`
 	// Relaxed: nothing held every word; the hits hold some of Words.
@@ -144,7 +148,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	if opts.JSON {
-		out := searchJSON{Query: opts.Query, Total: res.Total, Page: opts.Page, Limit: q.Limit, Ranked: res.Ranked,
+		out := searchJSON{Query: opts.Query, Total: res.Total, More: res.More, Page: opts.Page, Limit: q.Limit, Ranked: res.Ranked,
 			Relaxed: res.Relaxed, Words: res.Words, Hits: []hitJSON{}}
 		for _, h := range res.Hits {
 			j := hitJSON{Kind: h.Kind, Session: h.Session, Worktree: h.Worktree, Branch: h.Branch, File: h.File,
@@ -196,11 +200,15 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	}
 	first, last := q.Offset+1, q.Offset+len(res.Hits)
 	total := strconv.Itoa(res.Total)
-	footer := fmt.Sprintf(msgSearchPage.In(lang), first, last, total)
-	if lang == i18n.JA {
-		footer = fmt.Sprintf(msgSearchPage.In(lang), total, first, last)
+	page := msgSearchPage
+	if res.More {
+		page = msgSearchOver
 	}
-	if last < res.Total {
+	footer := fmt.Sprintf(page.In(lang), first, last, total)
+	if lang == i18n.JA {
+		footer = fmt.Sprintf(page.In(lang), total, first, last)
+	}
+	if last < res.Total || res.More {
 		footer += "  (" + msgSearchMore.Format(lang, opts.Page+1) + ")"
 	}
 	if !res.Ranked {

@@ -463,6 +463,47 @@ func TestSearchBroad(t *testing.T) {
 	}
 }
 
+// Counting stops past CountLimit, or past the page asked for, and says
+// that more match; the pages go on to the last match.
+func TestSearchCountLimit(t *testing.T) {
+	f := newFixture(t)
+	const n = CountLimit + 50
+	recs := make([]journal.Record, 0, n)
+	for i := range n {
+		msg := fmt.Sprintf("bulk item%05d", i)
+		if i%1000 == 0 {
+			msg += " rare"
+		}
+		recs = append(recs, journal.Record{TS: t0.Add(time.Duration(i) * time.Second), Event: "Stop", Session: "s1", Message: msg})
+	}
+	f.record(t, recs...)
+	ix := f.open(t)
+	tests := []struct {
+		q         Query
+		total     int
+		more      bool
+		hits      int
+		firstItem int
+	}{
+		{Query{Text: "bulk"}, CountLimit, true, DefaultLimit, -1},
+		{Query{Text: "bulk", Newest: true, Limit: 1}, CountLimit, true, 1, n - 1},
+		{Query{Text: "bulk", Offset: n - 30, Limit: 20}, n - 10, true, 20, -1},
+		{Query{Text: "bulk", Offset: n - 10, Limit: 20}, n, false, 10, -1},
+		{Query{Text: "bulk", Offset: CountLimit - 5, Limit: 10}, CountLimit + 5, true, 10, -1},
+		{Query{Text: "bulk rare"}, 11, false, 11, -1},
+	}
+	for _, tt := range tests {
+		r := search(t, ix, tt.q)
+		if r.Total != tt.total || r.More != tt.more || len(r.Hits) != tt.hits {
+			t.Errorf("%+v: total %d, more %v, %d hits; want %d, %v, %d", tt.q, r.Total, r.More, len(r.Hits), tt.total, tt.more, tt.hits)
+			continue
+		}
+		if want := fmt.Sprintf("item%05d", tt.firstItem); tt.firstItem >= 0 && !strings.Contains(r.Hits[0].Marked("", ""), want) {
+			t.Errorf("%+v: first hit %q; want %s", tt.q, r.Hits[0].Marked("", ""), want)
+		}
+	}
+}
+
 // An index made before strong_fts existed is read again when it is opened,
 // so that its prompts are ranked in their own table.
 func TestUpgradeFillsStrongTable(t *testing.T) {

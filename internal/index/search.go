@@ -33,13 +33,20 @@ type Query struct {
 const (
 	DefaultLimit = 20
 	MaxLimit     = 500
+	// CountLimit is how far a search counts the documents matching. A
+	// common word matches most documents, and counting them all took as
+	// long as ranking its page; past this, a count says only "more".
+	CountLimit = 10_000
 )
 
 // Results are one page of hits.
 type Results struct {
 	Hits []Hit
-	// Total is how many documents match, across all pages.
+	// Total is how many documents match, across all pages, counted up to
+	// CountLimit or to the end of the page asked for, whichever is
+	// further; More says that more than Total match.
 	Total int
+	More  bool
 	// Ranked is true when the hits come best first, false when newest
 	// first (Query.Newest).
 	Ranked bool
@@ -206,8 +213,12 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 	}
 	res := &Results{Ranked: !q.Newest}
 	count := func() error {
-		if err := ix.db.QueryRowContext(ctx, "SELECT count(*)"+f.from("docs_fts"), f.args(textColumns)...).Scan(&res.Total); err != nil {
+		upTo := max(CountLimit, offset+limit)
+		if err := ix.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1"+f.from("docs_fts")+" LIMIT ?)", append(f.args(textColumns), upTo+1)...).Scan(&res.Total); err != nil {
 			return searchError(err)
+		}
+		if res.Total > upTo {
+			res.Total, res.More = upTo, true
 		}
 		return nil
 	}
@@ -229,7 +240,7 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 			return nil, err
 		}
 	} else {
-		// Counting every match does not wait for the ranking, nor
+		// Counting the matches does not wait for the ranking, nor
 		// the ranking for the count: they run at once, on two
 		// connections.
 		counted := make(chan error, 1)

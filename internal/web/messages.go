@@ -183,6 +183,7 @@ var messages = map[string]i18n.Msg{
 	"search.allkinds":    {JA: "すべての種類", EN: "All kinds"},
 	"search.since":       {JA: "期間", EN: "Since"},
 	"search.total":       {JA: "%d 件", EN: "Results: %d"},
+	"search.over":        {JA: "%d 件超", EN: "Results: more than %d"},
 	"search.prev":        {JA: "前へ", EN: "Previous"},
 	"search.next":        {JA: "次へ", EN: "Next"},
 	"search.noindex":     {JA: "索引がまだ使えません。", EN: "The index is not available."},

@@ -1,11 +1,15 @@
 package web
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/baton-cli/baton/internal/index"
+	"github.com/baton-cli/baton/internal/journal"
 )
 
 // get fetches path from ts and returns the status and body.
@@ -71,6 +75,25 @@ func TestSearchPages(t *testing.T) {
 				t.Errorf("want the total 10 and the list numbered from %s", tt.start)
 			}
 		})
+	}
+}
+
+// Past index.CountLimit matches the page says there are more, and links on.
+func TestSearchPageCountLimit(t *testing.T) {
+	fx := newFixture(t)
+	recs := make([]journal.Record, index.CountLimit+1)
+	for i := range recs {
+		recs[i] = journal.Record{TS: fxNow, Event: "Stop", Session: "s9", Message: fmt.Sprintf("bulk item%d", i)}
+	}
+	if err := journal.Open(fx.State.Root, journal.Options{}).Append(recs...); err != nil {
+		t.Fatal(err)
+	}
+	o := fx.options()
+	o.Index = fx.index(t)
+	ts := fx.server(t, o, "")
+	_, body := get(t, ts.URL, "/search?q=bulk")
+	if want := fmt.Sprintf("Results: more than %d", index.CountLimit); !strings.Contains(body, want) || !strings.Contains(body, `rel="next"`) {
+		t.Errorf("want %q and a link to the next page", want)
 	}
 }
 

@@ -32,8 +32,10 @@ type searchPage struct {
 	Warning            string
 	Unavailable        bool
 	Total, First       int
-	Hits               []hitView
-	Prev, Next         string
+	// More: more than Total match.
+	More       bool
+	Hits       []hitView
+	Prev, Next string
 }
 
 // search runs a query against the index, a page of hits at a time.
@@ -82,7 +84,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	p.Total, p.First = res.Total, query.Offset+1
+	p.Total, p.More, p.First = res.Total, res.More, query.Offset+1
 	for _, h := range res.Hits {
 		p.Hits = append(p.Hits, hitView{Kind: string(h.Kind), Title: h.Title, Session: h.Session, File: h.File, Issue: h.Issue, Time: h.Time, Snippet: h.Snippet})
 	}
@@ -99,7 +101,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if page > 1 {
 		p.Prev = link(page - 1)
 	}
-	if query.Offset+len(res.Hits) < res.Total {
+	if query.Offset+len(res.Hits) < res.Total || res.More {
 		p.Next = link(page + 1)
 	}
 	s.render(w, r, http.StatusOK, "search", "search", title, p)
