@@ -396,14 +396,17 @@ func (b *Briefing) fromJournal(recs []journal.Record, o Options) {
 		b.TopFiles = b.TopFiles[:TopFiles]
 	}
 
+	// A command run again is listed once, as it went the last time.
+	seen := map[string]bool{}
 	for i := len(recs) - 1; i >= 0 && len(b.Commands) < Commands; i-- {
 		r := recs[i]
 		if r.Tool != "Bash" || r.Desc == "" && r.Cmd == "" {
 			continue
 		}
-		d := commandLine(&r)
-		if !slices.Contains(b.Commands, d) {
-			b.Commands = append(b.Commands, d)
+		key := strings.Join(strings.Fields(cmp.Or(r.Cmd, r.Desc)), " ")
+		if !seen[key] {
+			seen[key] = true
+			b.Commands = append(b.Commands, commandLine(&r))
 		}
 	}
 }
