@@ -49,6 +49,7 @@ func NewCmdReindex(f *Factory, runF func(context.Context, *ReindexOptions) error
 var (
 	msgReindexed    = i18n.Msg{JA: "%s を作り直しました（%s、%.1f 秒）", EN: "Rebuilt %s (%s, %.1fs)"}
 	msgIndexMoved   = i18n.Msg{JA: "壊れていた索引を %s に移し、作り直します", EN: "the index was damaged: moved it to %s and rebuilding"}
+	msgIndexFresh   = i18n.Msg{JA: "検索用の索引を作っています（初回かアップグレードの後に一度だけ）", EN: "building the search index (once, on first use or after an upgrade)"}
 	msgIndexBusy    = i18n.Msg{JA: "別のプロセスが索引を更新中のため、今ある内容から検索します", EN: "another process is updating the index; searching what it holds now"}
 	msgIndexCounted = i18n.Msg{JA: "%s %d 件", EN: "%d %s"}
 )
@@ -163,9 +164,23 @@ func rebuildDamaged(ctx context.Context, f *Factory, ix **index.Index, w workspa
 }
 
 // catchUpIndex brings the index up to date before a read. Another process
-// catching up is not an error: the read sees what is there.
+// catching up is not an error: the read sees what is there. An index that
+// has read nothing yet (first use, or emptied by an upgrade) is read whole,
+// which takes seconds on a large history: it is read within reindex's
+// memory, and on a terminal with a line saying so and a progress bar.
 func catchUpIndex(ctx context.Context, f *Factory, ix **index.Index, w workspace, cfg *config.Config, lang i18n.Lang) error {
-	err := (*ix).CatchUp(ctx, nil)
+	var bar *progressBar
+	var progress func(done, total int64)
+	if fresh, ferr := (*ix).Fresh(ctx); ferr == nil && fresh {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(reindexMemoryLimit))
+		if errOut, ok := f.IO.ErrOut.(io.Reader); ok && isTerminal(errOut) {
+			fmt.Fprintln(f.IO.ErrOut, "baton: "+msgIndexFresh.In(lang))
+			bar = &progressBar{w: f.IO.ErrOut}
+			progress = bar.update
+		}
+	}
+	err := (*ix).CatchUp(ctx, progress)
+	bar.finish()
 	if errors.Is(err, index.ErrCorrupt) {
 		if err = rebuildDamaged(ctx, f, ix, w, cfg, lang); err == nil {
 			err = (*ix).CatchUp(ctx, nil)

@@ -121,6 +121,17 @@ type writer struct {
 	done, total int64
 }
 
+// Fresh reports whether the index has read nothing yet, so that the next
+// CatchUp reads every source: a new index, or one that a newer baton
+// emptied to read again.
+func (ix *Index) Fresh(ctx context.Context) (bool, error) {
+	var n int
+	if err := ix.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM sources LIMIT 1)").Scan(&n); err != nil {
+		return false, fmt.Errorf("index: %w", classify(err))
+	}
+	return n == 0, nil
+}
+
 // CatchUp reads what the sources gained since the last call. progress, when
 // not nil, is called now and then with the bytes read so far and the bytes
 // to read in all. It returns ErrBusy at once when another process is
@@ -162,6 +173,10 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 	if err != nil {
 		return err
 	}
+	// A catch-up of an index that has read nothing (a new one, or one a
+	// newer schema emptied) reads everything, as a rebuild does, and
+	// loads as a rebuild does.
+	rebuild = rebuild || len(known) == 0
 	conn, err := ix.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))

@@ -528,3 +528,38 @@ func TestUpgradeFillsStrongTable(t *testing.T) {
 	}
 	checkFTS(t, ix)
 }
+
+// The first catch-up of an index reads everything as a rebuild does, and
+// leaves FTS5 merging as usual afterwards (the settings are in FTS5's config
+// table only when a bulk load wrote them); Fresh tells it is coming.
+func TestFirstCatchUpLoadsInBulk(t *testing.T) {
+	f := newFixture(t)
+	f.record(t, journal.Record{TS: t0, Event: "UserPromptSubmit", Session: "s1", Prompt: "first words"})
+	ix := f.open(t)
+	ctx := context.Background()
+	if fresh, err := ix.Fresh(ctx); err != nil || !fresh {
+		t.Fatalf("Fresh of a new index = %v, %v; want true", fresh, err)
+	}
+	var calls int
+	if err := ix.CatchUp(ctx, func(done, total int64) { calls++ }); err != nil {
+		t.Fatal(err)
+	}
+	if fresh, err := ix.Fresh(ctx); err != nil || fresh {
+		t.Errorf("Fresh after a catch-up = %v, %v; want false", fresh, err)
+	}
+	if calls == 0 {
+		t.Error("no progress reported")
+	}
+	for _, table := range ftsTables {
+		for k, want := range map[string]int{"automerge": ftsAutomerge, "crisismerge": ftsCrisisDefault} {
+			var got int
+			if err := ix.db.QueryRow("SELECT v FROM "+table+"_config WHERE k = ?", k).Scan(&got); err != nil || got != want {
+				t.Errorf("%s %s after the first catch-up = %d (%v); want %d", table, k, got, err, want)
+			}
+		}
+	}
+	if r := search(t, ix, Query{Text: "words"}); r.Total != 1 || r.Hits[0].Tier != 1 {
+		t.Errorf("words: %d hits (%s); want the prompt, in the prompt tier", r.Total, refs(r))
+	}
+	checkFTS(t, ix)
+}
