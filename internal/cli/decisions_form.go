@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/huh"
 
 	"github.com/baton-cli/baton/internal/decision"
+	"github.com/baton-cli/baton/internal/formstyle"
 	"github.com/baton-cli/baton/internal/i18n"
 )
 
@@ -33,6 +34,7 @@ var (
 
 // run shows form and turns the user leaving it into decision.ErrCancelled.
 func (u *formUI) run(ctx context.Context, groups ...*huh.Group) error {
+	formstyle.Detect(u.f.IO.Out)
 	form := huh.NewForm(groups...).
 		WithInput(u.f.IO.In).
 		WithOutput(u.f.IO.Out).
