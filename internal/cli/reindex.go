@@ -60,6 +60,10 @@ var (
 // 64 MiB.
 const reindexMemoryLimit = 16 << 20
 
+// freshBarBytes is how much a first catch-up reads before it is worth a
+// line and a bar: about a second's reading.
+const freshBarBytes = 16 << 20
+
 func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 	f := opts.Factory
 	w, cfg, lang, err := openWorkspace(f, opts.Lang)
@@ -167,15 +171,15 @@ func rebuildDamaged(ctx context.Context, f *Factory, ix **index.Index, w workspa
 // catching up is not an error: the read sees what is there. An index that
 // has read nothing yet (first use, or emptied by an upgrade) is read whole,
 // which takes seconds on a large history: it is read within reindex's
-// memory, and on a terminal with a line saying so and a progress bar.
+// memory, and on a terminal, when there is more than freshBarBytes to read,
+// with a line saying so and a progress bar.
 func catchUpIndex(ctx context.Context, f *Factory, ix **index.Index, w workspace, cfg *config.Config, lang i18n.Lang) error {
 	var bar *progressBar
 	var progress func(done, total int64)
 	if fresh, ferr := (*ix).Fresh(ctx); ferr == nil && fresh {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(reindexMemoryLimit))
 		if errOut, ok := f.IO.ErrOut.(io.Reader); ok && isTerminal(errOut) {
-			fmt.Fprintln(f.IO.ErrOut, "baton: "+msgIndexFresh.In(lang))
-			bar = &progressBar{w: f.IO.ErrOut}
+			bar = &progressBar{w: f.IO.ErrOut, title: "baton: " + msgIndexFresh.In(lang), least: freshBarBytes}
 			progress = bar.update
 		}
 	}
@@ -195,14 +199,21 @@ func catchUpIndex(ctx context.Context, f *Factory, ix **index.Index, w workspace
 
 // progressBar draws a one-line bar on a terminal. A nil bar draws nothing.
 type progressBar struct {
-	w     io.Writer
+	w io.Writer
+	// title is a line written above the bar, and least the bytes to read
+	// for the bar to be drawn at all.
+	title string
+	least int64
 	last  int
 	shown bool
 }
 
 func (b *progressBar) update(done, total int64) {
-	if b == nil {
+	if b == nil || total < b.least {
 		return
+	}
+	if !b.shown && b.title != "" {
+		fmt.Fprintln(b.w, b.title)
 	}
 	pct := 100
 	if total > 0 {
