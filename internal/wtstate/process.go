@@ -10,10 +10,13 @@ import (
 
 // Process identifies a running process: its pid and, where the system says
 // (Linux), its start time in clock ticks after boot, so that a pid the
-// system gave to another process later is not taken for it.
+// system gave to another process later is not taken for it, and the pid
+// namespace the pid is a number in, so that a process in a container is not
+// looked for among the host's (or the other way round).
 type Process struct {
 	PID   int    `json:"pid,omitempty"`
 	Start uint64 `json:"start,omitempty"`
+	NS    uint64 `json:"ns,omitempty"`
 }
 
 // shells are the programs an agent may run a hook command through; the
@@ -28,23 +31,43 @@ func Agent() Process {
 	if pid <= 1 {
 		return Process{}
 	}
+	// The hook's parent is in the hook's pid namespace.
+	ns := pidNS()
 	st, ok := procStat(pid)
 	if !ok {
-		return Process{PID: pid}
+		return Process{PID: pid, NS: ns}
 	}
 	if shells[st.comm] && st.ppid > 1 {
 		if up, ok := procStat(st.ppid); ok {
-			return Process{PID: st.ppid, Start: up.start}
+			return Process{PID: st.ppid, Start: up.start, NS: ns}
 		}
-		return Process{PID: st.ppid}
+		return Process{PID: st.ppid, NS: ns}
 	}
-	return Process{PID: pid, Start: st.start}
+	return Process{PID: pid, Start: st.start, NS: ns}
+}
+
+// pidNS returns the identity of this process's pid namespace (the inode of
+// /proc/self/ns/pid), or 0 where the system does not say.
+func pidNS() uint64 {
+	fi, err := os.Stat("/proc/self/ns/pid")
+	if err != nil {
+		return 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
 }
 
 // Alive reports whether p is still running; known is false when p says too
-// little to tell (no pid).
+// little to tell (no pid) or when its pid is a number in another pid
+// namespace than this process's (a container's), where it cannot be looked
+// for.
 func (p Process) Alive() (alive, known bool) {
 	if p.PID <= 0 {
+		return false, false
+	}
+	if p.NS != 0 && p.NS != pidNS() {
 		return false, false
 	}
 	err := syscall.Kill(p.PID, 0)

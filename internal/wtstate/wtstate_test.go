@@ -270,6 +270,12 @@ func TestOthers(t *testing.T) {
 		{"unknown process is not called crashed", []Session{
 			{ID: "a", Started: t0},
 		}, "", 0},
+		{"process of another pid namespace is not called crashed", []Session{
+			{ID: "a", Started: t0, Agent: Process{PID: exited(t).PID, NS: pidNS() + 1}},
+		}, "", 0},
+		{"process of this pid namespace gone", []Session{
+			{ID: "a", Started: t0, Agent: Process{PID: exited(t).PID, NS: pidNS()}},
+		}, "a", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -344,6 +350,9 @@ func TestAgentIsAnAncestor(t *testing.T) {
 	}
 	if alive, known := a.Alive(); !alive || !known {
 		t.Errorf("the agent process %+v is not alive", a)
+	}
+	if ns := pidNS(); ns != 0 && a.NS != ns {
+		t.Errorf("Agent().NS = %d; want this pid namespace, %d", a.NS, ns)
 	}
 }
 
