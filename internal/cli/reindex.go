@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -76,7 +77,7 @@ func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 		return err
 	}
 	defer ix.Close()
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(reindexMemoryLimit))
+	defer limitMemory(reindexMemoryLimit)()
 	var bar *progressBar
 	// The bar is drawn where it goes: on a terminal, never into a pipe
 	// or a file (whatever the standard output is).
@@ -168,26 +169,12 @@ func rebuildDamaged(ctx context.Context, f *Factory, ix **index.Index, w workspa
 }
 
 // catchUpIndex brings the index up to date before a read. Another process
-// catching up is not an error: the read sees what is there. An index that
-// has read nothing yet (first use, or emptied by an upgrade) is read whole,
-// which takes seconds on a large history: it is read within reindex's
-// memory, and on a terminal, when there is more than freshBarBytes to read,
-// with a line saying so and a progress bar.
+// catching up is not an error: the read sees what is there.
 func catchUpIndex(ctx context.Context, f *Factory, ix **index.Index, w workspace, cfg *config.Config, lang i18n.Lang) error {
-	var bar *progressBar
-	var progress func(done, total int64)
-	if fresh, ferr := (*ix).Fresh(ctx); ferr == nil && fresh {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(reindexMemoryLimit))
-		if errOut, ok := f.IO.ErrOut.(io.Reader); ok && isTerminal(errOut) {
-			bar = &progressBar{w: f.IO.ErrOut, title: "baton: " + msgIndexFresh.In(lang), least: freshBarBytes}
-			progress = bar.update
-		}
-	}
-	err := (*ix).CatchUp(ctx, progress)
-	bar.finish()
+	err := catchUpShown(ctx, f, *ix, lang)
 	if errors.Is(err, index.ErrCorrupt) {
 		if err = rebuildDamaged(ctx, f, ix, w, cfg, lang); err == nil {
-			err = (*ix).CatchUp(ctx, nil)
+			err = catchUpShown(ctx, f, *ix, lang)
 		}
 	}
 	if errors.Is(err, index.ErrBusy) {
@@ -195,6 +182,53 @@ func catchUpIndex(ctx context.Context, f *Factory, ix **index.Index, w workspace
 		return nil
 	}
 	return err
+}
+
+// catchUpShown runs one catch-up. One that reads everything (first use, an
+// upgrade, a damaged index, or such a load cut short) takes seconds on a
+// large history: it is read within reindex's memory, and on a terminal,
+// when there is more than freshBarBytes to read, with a line saying so and
+// a progress bar.
+func catchUpShown(ctx context.Context, f *Factory, ix *index.Index, lang i18n.Lang) error {
+	if fresh, err := ix.Fresh(ctx); err != nil || !fresh {
+		return ix.CatchUp(ctx, nil)
+	}
+	defer limitMemory(reindexMemoryLimit)()
+	var bar *progressBar
+	var progress func(done, total int64)
+	if errOut, ok := f.IO.ErrOut.(io.Reader); ok && isTerminal(errOut) {
+		bar = &progressBar{w: f.IO.ErrOut, title: "baton: " + msgIndexFresh.In(lang), least: freshBarBytes}
+		progress = bar.update
+	}
+	err := ix.CatchUp(ctx, progress)
+	bar.finish()
+	return err
+}
+
+// memoryLimit is the heap limit of the loads running at once (the MCP
+// server answers requests side by side): the first sets it, the last puts
+// back what was there before.
+var memoryLimit struct {
+	sync.Mutex
+	n    int
+	prev int64
+}
+
+// limitMemory holds the heap to limit until the returned func is called.
+func limitMemory(limit int64) (restore func()) {
+	memoryLimit.Lock()
+	defer memoryLimit.Unlock()
+	if memoryLimit.n == 0 {
+		memoryLimit.prev = debug.SetMemoryLimit(limit)
+	}
+	memoryLimit.n++
+	return func() {
+		memoryLimit.Lock()
+		defer memoryLimit.Unlock()
+		if memoryLimit.n--; memoryLimit.n == 0 {
+			debug.SetMemoryLimit(memoryLimit.prev)
+		}
+	}
 }
 
 // progressBar draws a one-line bar on a terminal. A nil bar draws nothing.

@@ -121,15 +121,29 @@ type writer struct {
 	done, total int64
 }
 
-// Fresh reports whether the index has read nothing yet, so that the next
-// CatchUp reads every source: a new index, or one that a newer baton
-// emptied to read again.
+// Fresh reports whether the next CatchUp reads everything there is: the
+// index has read nothing yet (a new one, or one that a newer baton emptied
+// to read again), or a load of everything was cut short (interrupted, or
+// out of time) and goes on.
 func (ix *Index) Fresh(ctx context.Context) (bool, error) {
 	var n int
 	if err := ix.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM sources LIMIT 1)").Scan(&n); err != nil {
 		return false, fmt.Errorf("index: %w", classify(err))
 	}
-	return n == 0, nil
+	if n == 0 {
+		return true, nil
+	}
+	return ix.loading(ctx)
+}
+
+// loading reports a load of everything that has not finished: it leaves
+// FTS5's merging off until its end (bulkLoad).
+func (ix *Index) loading(ctx context.Context) (bool, error) {
+	var n int
+	if err := ix.db.QueryRowContext(ctx, "SELECT count(*) FROM docs_fts_config WHERE k = 'automerge' AND v = 0").Scan(&n); err != nil {
+		return false, fmt.Errorf("index: %w", classify(err))
+	}
+	return n > 0, nil
 }
 
 // CatchUp reads what the sources gained since the last call. progress, when
@@ -175,8 +189,13 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 	}
 	// A catch-up of an index that has read nothing (a new one, or one a
 	// newer schema emptied) reads everything, as a rebuild does, and
-	// loads as a rebuild does.
-	rebuild = rebuild || len(known) == 0
+	// loads as a rebuild does; so does one that finds such a load cut
+	// short, to its end.
+	if !rebuild {
+		if rebuild, err = ix.Fresh(ctx); err != nil {
+			return err
+		}
+	}
 	conn, err := ix.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
@@ -209,14 +228,6 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 		if err := bulkLoad(ctx, conn); err != nil {
 			return err
 		}
-		defer func() {
-			// FTS5 keeps these settings: later catch-ups merge as usual.
-			ctx := context.WithoutCancel(ctx)
-			for _, t := range ftsTables {
-				conn.ExecContext(ctx, ftsSet(t), "automerge", ftsAutomerge)
-				conn.ExecContext(ctx, ftsSet(t), "crisismerge", ftsCrisisDefault)
-			}
-		}()
 	}
 	if err := w.begin(ctx); err != nil {
 		return err
@@ -261,11 +272,7 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 		return err
 	}
 	if rebuild {
-		for _, t := range ftsTables {
-			if _, err := conn.ExecContext(ctx, "INSERT INTO "+t+"("+t+") VALUES('optimize')"); err != nil {
-				return fmt.Errorf("catch up: %w", classify(err))
-			}
-		}
+		return bulkLoaded(ctx, conn)
 	}
 	return nil
 }
@@ -277,7 +284,8 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 // merges nothing while it loads (past ftsCrisisMerge segments of one level
 // FTS5 still does) and everything once at the end ('optimize'): less work,
 // and one segment for searches to read. FTS5 keeps these settings, so they
-// are put back afterwards.
+// are put back at the end; a load cut short leaves them, and the next
+// catch-up, seeing them (Index.loading), goes on loading to the end.
 const (
 	ftsAutomerge     = 4 // FTS5's default
 	ftsCrisisMerge   = 64
@@ -290,6 +298,27 @@ var ftsTables = []string{"docs_fts", "strong_fts"}
 // ftsSet is the statement that sets one of table's settings.
 func ftsSet(table string) string {
 	return "INSERT INTO " + table + "(" + table + ", rank) VALUES(?, ?)"
+}
+
+// bulkLoaded merges what a bulk load wrote and puts FTS5's merging back.
+func bulkLoaded(ctx context.Context, conn *sql.Conn) error {
+	for _, t := range ftsTables {
+		if _, err := conn.ExecContext(ctx, "INSERT INTO "+t+"("+t+") VALUES('optimize')"); err != nil {
+			return fmt.Errorf("catch up: %w", classify(err))
+		}
+	}
+	// docs_fts's setting last: it is what Index.loading reads.
+	for i := len(ftsTables) - 1; i >= 0; i-- {
+		for _, kv := range []struct {
+			key string
+			val int
+		}{{"crisismerge", ftsCrisisDefault}, {"automerge", ftsAutomerge}} {
+			if _, err := conn.ExecContext(ctx, ftsSet(ftsTables[i]), kv.key, kv.val); err != nil {
+				return fmt.Errorf("catch up: %w", classify(err))
+			}
+		}
+	}
+	return nil
 }
 
 func bulkLoad(ctx context.Context, conn *sql.Conn) error {

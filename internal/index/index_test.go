@@ -563,3 +563,51 @@ func TestFirstCatchUpLoadsInBulk(t *testing.T) {
 	}
 	checkFTS(t, ix)
 }
+
+// A load of everything cut short (Ctrl-C, a deadline) after some of it was
+// committed goes on as a load at the next catch-up, to the end: the index
+// is still Fresh, and FTS5's merging is put back only then.
+func TestInterruptedLoadGoesOn(t *testing.T) {
+	f := newFixture(t)
+	const n = 2*batchDocs + 500
+	recs := make([]journal.Record, n)
+	for i := range recs {
+		recs[i] = journal.Record{TS: t0, Event: "Stop", Session: "s1", Message: fmt.Sprintf("loading item%d", i)}
+	}
+	f.record(t, recs...)
+	ix := f.open(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := ix.CatchUp(ctx, func(done, total int64) {
+		var committed int
+		ix.db.QueryRow("SELECT count(*) FROM docs").Scan(&committed)
+		if committed > 0 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cut-short catch-up: %v; want context.Canceled", err)
+	}
+	var partial int
+	ix.db.QueryRow("SELECT count(*) FROM docs").Scan(&partial)
+	if partial == 0 || partial >= n {
+		t.Fatalf("%d documents committed before the cut; want some of %d", partial, n)
+	}
+	if fresh, err := ix.Fresh(context.Background()); err != nil || !fresh {
+		t.Errorf("Fresh after a cut-short load = %v, %v; want true", fresh, err)
+	}
+	if err := ix.CatchUp(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if fresh, err := ix.Fresh(context.Background()); err != nil || fresh {
+		t.Errorf("Fresh after the load ended = %v, %v; want false", fresh, err)
+	}
+	if got, err := ix.Stats(context.Background()); err != nil || got[KindJournal] != n {
+		t.Errorf("%d records indexed (%v); want %d", got[KindJournal], err, n)
+	}
+	var automerge int
+	if err := ix.db.QueryRow("SELECT v FROM docs_fts_config WHERE k = 'automerge'").Scan(&automerge); err != nil || automerge != ftsAutomerge {
+		t.Errorf("automerge after the load = %d (%v); want %d", automerge, err, ftsAutomerge)
+	}
+	checkFTS(t, ix)
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -25,5 +26,21 @@ func TestProgressBarLeast(t *testing.T) {
 	got := out.String()
 	if !strings.HasPrefix(got, "building\n\r[") || strings.Count(got, "building") != 1 || strings.Count(got, "\r") != 3 || !strings.HasSuffix(got, "100% 0.0 MiB / 0.0 MiB\n") {
 		t.Errorf("got %q; want the line once, then the bar at 0, 25 and 100%%", got)
+	}
+}
+
+// Loads side by side share the heap limit: it holds until the last ends,
+// then the limit from before is back.
+func TestLimitMemoryNested(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	first := limitMemory(reindexMemoryLimit)
+	second := limitMemory(reindexMemoryLimit)
+	first()
+	if got := debug.SetMemoryLimit(-1); got != reindexMemoryLimit {
+		t.Errorf("limit with one load left = %d; want %d", got, reindexMemoryLimit)
+	}
+	second()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit after both = %d; want %d, as before", got, before)
 	}
 }
