@@ -17,6 +17,7 @@ package formstyle
 
 import (
 	"io"
+	"sync"
 
 	"github.com/charmbracelet/lipgloss"
 )
@@ -26,8 +27,13 @@ func init() {
 	lipgloss.SetHasDarkBackground(true)
 }
 
+var detected sync.Once
+
 // Detect asks the terminal w (when it is one) whether its background is
-// dark, for the forms drawn after: adaptive colours follow the answer.
+// dark, for the forms drawn after: adaptive colours follow the answer. It
+// asks once a process, however many forms follow.
 func Detect(w io.Writer) {
-	lipgloss.SetHasDarkBackground(lipgloss.NewRenderer(w).HasDarkBackground())
+	detected.Do(func() {
+		lipgloss.SetHasDarkBackground(lipgloss.NewRenderer(w).HasDarkBackground())
+	})
 }
