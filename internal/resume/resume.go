@@ -403,25 +403,28 @@ func (b *Briefing) fromJournal(recs []journal.Record, o Options) {
 		if r.Tool != "Bash" || r.Desc == "" && r.Cmd == "" {
 			continue
 		}
-		key := strings.Join(strings.Fields(cmp.Or(r.Cmd, r.Desc)), " ")
-		if !seen[key] {
-			seen[key] = true
-			b.Commands = append(b.Commands, commandLine(&r))
+		if cmd := command(&r); !seen[cmd] {
+			seen[cmd] = true
+			b.Commands = append(b.Commands, cmd+exitStatus(&r))
 		}
 	}
 }
 
-// commandLine shows a Bash record: the command line and its exit status
-// when known (older records have only a description).
-func commandLine(r *journal.Record) string {
+// command shows a Bash record's command line (older records have only a
+// description), as the briefing lists it.
+func command(r *journal.Record) string {
 	if r.Cmd == "" {
 		return textcut.Chars(strings.Join(strings.Fields(r.Desc), " "), statefile.DigestWidth)
 	}
-	s := "`" + textcut.Chars(strings.Join(strings.Fields(r.Cmd), " "), statefile.DigestWidth) + "`"
-	if r.Exit != nil {
-		s += " (exit " + strconv.Itoa(*r.Exit) + ")"
+	return "`" + textcut.Chars(strings.Join(strings.Fields(r.Cmd), " "), statefile.DigestWidth) + "`"
+}
+
+// exitStatus shows a Bash record's exit status, when known.
+func exitStatus(r *journal.Record) string {
+	if r.Exit == nil {
+		return ""
 	}
-	return s
+	return " (exit " + strconv.Itoa(*r.Exit) + ")"
 }
 
 // displayPath shows a path inside the worktree relative to it.
