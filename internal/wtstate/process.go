@@ -67,7 +67,7 @@ func (p Process) Alive() (alive, known bool) {
 	if p.PID <= 0 {
 		return false, false
 	}
-	if p.NS != 0 && p.NS != pidNS() {
+	if own := pidNS(); p.NS != 0 && own != 0 && p.NS != own {
 		return false, false
 	}
 	err := syscall.Kill(p.PID, 0)
