@@ -733,7 +733,10 @@ func (w *writer) transcript(ctx context.Context, t transcriptFile, known source)
 	if err != nil {
 		return nil // gone since it was listed
 	}
-	if known.known && fi.Size() == known.size && fi.ModTime().UnixNano() == known.mtime {
+	// Unchanged and read to its end. (A catch-up cut short after a batch
+	// committed in the middle of it left the size and time of the whole
+	// file with the offset of that batch.)
+	if known.known && fi.Size() == known.size && fi.ModTime().UnixNano() == known.mtime && known.offset >= known.size {
 		return nil
 	}
 	cur, err := stat(t.read)

@@ -568,13 +568,29 @@ func TestFirstCatchUpLoadsInBulk(t *testing.T) {
 // committed goes on as a load at the next catch-up, to the end: the index
 // is still Fresh, and FTS5's merging is put back only then.
 func TestInterruptedLoadGoesOn(t *testing.T) {
+	for _, kind := range []Kind{KindJournal, KindTranscript} {
+		t.Run(string(kind), func(t *testing.T) { testInterruptedLoad(t, kind) })
+	}
+}
+
+func testInterruptedLoad(t *testing.T, kind Kind) {
 	f := newFixture(t)
 	const n = 2*batchDocs + 500
-	recs := make([]journal.Record, n)
-	for i := range recs {
-		recs[i] = journal.Record{TS: t0, Event: "Stop", Session: "s1", Message: fmt.Sprintf("loading item%d", i)}
+	if kind == KindJournal {
+		recs := make([]journal.Record, n)
+		for i := range recs {
+			recs[i] = journal.Record{TS: t0, Event: "Stop", Session: "s1", Message: fmt.Sprintf("loading item%d", i)}
+		}
+		f.record(t, recs...)
+	} else {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(msgLine("user", "2026-09-01T10:00:00.000Z", fmt.Sprintf("loading item%d", i)) + "\n")
+		}
+		if err := os.WriteFile(filepath.Join(f.transcripts, "s5.jsonl"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	f.record(t, recs...)
 	ix := f.open(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -602,8 +618,8 @@ func TestInterruptedLoadGoesOn(t *testing.T) {
 	if fresh, err := ix.Fresh(context.Background()); err != nil || fresh {
 		t.Errorf("Fresh after the load ended = %v, %v; want false", fresh, err)
 	}
-	if got, err := ix.Stats(context.Background()); err != nil || got[KindJournal] != n {
-		t.Errorf("%d records indexed (%v); want %d", got[KindJournal], err, n)
+	if got, err := ix.Stats(context.Background()); err != nil || got[kind] != n {
+		t.Errorf("%d %s documents indexed (%v); want %d", got[kind], kind, err, n)
 	}
 	var automerge int
 	if err := ix.db.QueryRow("SELECT v FROM docs_fts_config WHERE k = 'automerge'").Scan(&automerge); err != nil || automerge != ftsAutomerge {
