@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/textnorm"
 )
 
@@ -591,7 +592,7 @@ const snippetRunes = 160
 // snippet shows the text as written; a term made of words matches when its
 // words appear in order with only separators between them.
 func snippet(text string, terms []string, size int) []Span {
-	text = strings.Join(strings.Fields(text), " ")
+	text = textcut.OneLine(text)
 	if text == "" {
 		return nil
 	}
@@ -647,7 +648,7 @@ func snippet(text string, terms []string, size int) []Span {
 	}
 	var spans []Span
 	if start > 0 {
-		spans = append(spans, Span{Text: "…"})
+		spans = append(spans, Span{Text: textcut.Ellipsis})
 	}
 	pos := start
 	for pos < end {
@@ -666,7 +667,7 @@ func snippet(text string, terms []string, size int) []Span {
 		pos = nextEnd
 	}
 	if end < len(text) {
-		spans = append(spans, Span{Text: "…"})
+		spans = append(spans, Span{Text: textcut.Ellipsis})
 	}
 	return spans
 }
