@@ -295,9 +295,20 @@ const (
 // ftsTables are the full-text tables a catch-up writes.
 var ftsTables = []string{"docs_fts", "strong_fts"}
 
-// ftsSet is the statement that sets one of table's settings.
-func ftsSet(table string) string {
-	return "INSERT INTO " + table + "(" + table + ", rank) VALUES(?, ?)"
+// ftsSetting is one of an FTS5 table's settings and its value.
+type ftsSetting struct {
+	key string
+	val int
+}
+
+// setFTS sets table's settings, in order.
+func setFTS(ctx context.Context, conn *sql.Conn, table string, settings ...ftsSetting) error {
+	for _, kv := range settings {
+		if _, err := conn.ExecContext(ctx, "INSERT INTO "+table+"("+table+", rank) VALUES(?, ?)", kv.key, kv.val); err != nil {
+			return fmt.Errorf("catch up: %w", classify(err))
+		}
+	}
+	return nil
 }
 
 // bulkLoaded merges what a bulk load wrote and puts FTS5's merging back.
@@ -309,27 +320,18 @@ func bulkLoaded(ctx context.Context, conn *sql.Conn) error {
 	}
 	// docs_fts's setting last: it is what Index.loading reads.
 	for i := len(ftsTables) - 1; i >= 0; i-- {
-		for _, kv := range []struct {
-			key string
-			val int
-		}{{"crisismerge", ftsCrisisDefault}, {"automerge", ftsAutomerge}} {
-			if _, err := conn.ExecContext(ctx, ftsSet(ftsTables[i]), kv.key, kv.val); err != nil {
-				return fmt.Errorf("catch up: %w", classify(err))
-			}
+		if err := setFTS(ctx, conn, ftsTables[i], ftsSetting{"crisismerge", ftsCrisisDefault}, ftsSetting{"automerge", ftsAutomerge}); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// bulkLoad turns FTS5's merging off for a load of everything.
 func bulkLoad(ctx context.Context, conn *sql.Conn) error {
 	for _, t := range ftsTables {
-		for _, kv := range []struct {
-			key string
-			val int
-		}{{"automerge", 0}, {"crisismerge", ftsCrisisMerge}} {
-			if _, err := conn.ExecContext(ctx, ftsSet(t), kv.key, kv.val); err != nil {
-				return fmt.Errorf("catch up: %w", classify(err))
-			}
+		if err := setFTS(ctx, conn, t, ftsSetting{"automerge", 0}, ftsSetting{"crisismerge", ftsCrisisMerge}); err != nil {
+			return err
 		}
 	}
 	return nil
