@@ -79,9 +79,7 @@ func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 	defer ix.Close()
 	defer limitMemory(reindexMemoryLimit)()
 	var bar *progressBar
-	// The bar is drawn where it goes: on a terminal, never into a pipe
-	// or a file (whatever the standard output is).
-	if errOut, ok := f.IO.ErrOut.(io.Reader); ok && isTerminal(errOut) {
+	if barShown(f) {
 		bar = &progressBar{w: f.IO.ErrOut}
 	}
 	err = ix.Rebuild(ctx, bar.update)
@@ -196,7 +194,7 @@ func catchUpShown(ctx context.Context, f *Factory, ix *index.Index, lang i18n.La
 	defer limitMemory(reindexMemoryLimit)()
 	var bar *progressBar
 	var progress func(done, total int64)
-	if errOut, ok := f.IO.ErrOut.(io.Reader); ok && isTerminal(errOut) {
+	if barShown(f) {
 		bar = &progressBar{w: f.IO.ErrOut, title: "baton: " + msgIndexFresh.In(lang), least: freshBarBytes}
 		progress = bar.update
 	}
@@ -229,6 +227,14 @@ func limitMemory(limit int64) (restore func()) {
 			debug.SetMemoryLimit(memoryLimit.prev)
 		}
 	}
+}
+
+// barShown reports whether a progress bar may be drawn: it goes to the
+// standard error, and only when that is a terminal, never into a pipe or a
+// file (whatever the standard output is).
+func barShown(f *Factory) bool {
+	errOut, ok := f.IO.ErrOut.(io.Reader)
+	return ok && isTerminal(errOut)
 }
 
 // progressBar draws a one-line bar on a terminal. A nil bar draws nothing.
