@@ -750,14 +750,19 @@ func (w *writer) transcript(ctx context.Context, t transcriptFile, known source)
 		if err := w.drop(ctx, t.key); err != nil {
 			return err
 		}
-		w.recount[strings.TrimSuffix(filepath.Base(t.key), ".jsonl")] = true
+		w.recount[transcriptSession(t.key)] = true
 		from = 0
 	}
 	return w.readTranscript(ctx, t.key, t.read, from, cur)
 }
 
+// transcriptSession is the session a transcript holds: its file's name.
+func transcriptSession(key string) string {
+	return strings.TrimSuffix(filepath.Base(key), ".jsonl")
+}
+
 func (w *writer) readTranscript(ctx context.Context, key, path string, from int64, cur source) error {
-	session := strings.TrimSuffix(filepath.Base(key), ".jsonl")
+	session := transcriptSession(key)
 	last := from
 	save := func() error {
 		s := cur
