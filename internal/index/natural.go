@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -23,12 +24,9 @@ func relaxedQuery(q string) ([]string, bool) {
 	}
 	var out []string
 	add := func(t string) {
-		for _, o := range out {
-			if o == t {
-				return
-			}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
 		}
-		out = append(out, t)
 	}
 	for _, field := range strings.FieldsFunc(q, func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsPunct(r) && r != '_' && r != '-' || unicode.IsSymbol(r)
