@@ -231,7 +231,7 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 		if res.Total == 0 || offset >= res.Total {
 			return res, nil
 		}
-		rows, err := ix.db.QueryContext(ctx, "SELECT docs_fts.rowid FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ?"+f.where()+
+		rows, err := ix.db.QueryContext(ctx, "SELECT docs_fts.rowid"+f.joined("docs_fts")+
 			" ORDER BY d.ts DESC, d.id DESC LIMIT ? OFFSET ?", append(f.args(textColumns), limit, offset)...)
 		if err != nil {
 			return nil, searchError(err)
@@ -279,6 +279,12 @@ func (f filter) from(table string) string {
 	if f.since == nil {
 		return " FROM " + table + " WHERE " + table + " MATCH ?"
 	}
+	return f.joined(table)
+}
+
+// joined is the FROM and WHERE of a query of table matching ?, always
+// joined with docs d.
+func (f filter) joined(table string) string {
 	return " FROM " + table + " CROSS JOIN docs d ON d.id = " + table + ".rowid WHERE " + table + " MATCH ?" + f.where()
 }
 
