@@ -190,10 +190,13 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 	// A catch-up of an index that has read nothing (a new one, or one a
 	// newer schema emptied) reads everything, as a rebuild does, and
 	// loads as a rebuild does; so does one that finds such a load cut
-	// short, to its end.
+	// short, to its end. (This is Fresh, with the sources just read
+	// rather than counted again.)
 	if !rebuild {
-		if rebuild, err = ix.Fresh(ctx); err != nil {
-			return err
+		if rebuild = len(known) == 0; !rebuild {
+			if rebuild, err = ix.loading(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	conn, err := ix.db.Conn(ctx)
