@@ -75,12 +75,20 @@ func CheckSessionID(id string) error {
 
 // Validate checks that every field is non-empty, the slug is kebab-case and
 // the scope hint is known.
-func (c Candidate) Validate() error {
-	for _, f := range []struct{ name, v string }{
+func (c Candidate) Validate() error { return c.check(true) }
+
+// check is Validate with the scope hint (and the slug's being empty, which
+// then has its own message), and checkPostable without.
+func (c Candidate) check(withHint bool) error {
+	fields := []struct{ name, v string }{
 		{"slug", c.Slug}, {"what", c.What}, {"why", c.Why},
 		{"alternatives", c.Alternatives}, {"consequences", c.Consequences},
 		{"scope_hint", c.ScopeHint},
-	} {
+	}
+	if !withHint {
+		fields = fields[1 : len(fields)-1]
+	}
+	for _, f := range fields {
 		if strings.TrimSpace(f.v) == "" {
 			return fmt.Errorf("decision %q: %s is empty: %w", c.Slug, f.name, ErrInvalid)
 		}
@@ -88,7 +96,7 @@ func (c Candidate) Validate() error {
 	if !ValidSlug(c.Slug) {
 		return fmt.Errorf("decision slug %q is not kebab-case: %w", c.Slug, ErrInvalid)
 	}
-	if !ValidScope(c.ScopeHint) {
+	if withHint && !ValidScope(c.ScopeHint) {
 		return fmt.Errorf("decision %q: scope_hint %q is not issue or cross-issue: %w", c.Slug, c.ScopeHint, ErrInvalid)
 	}
 	return nil

@@ -97,19 +97,7 @@ func savedAt(t time.Time) string {
 // (it names the comment and, for cross-issue ones, a file) and the four
 // fields filled (a block with an empty field is never found again, so it
 // would be posted again and again). Its scopes do not matter for posting.
-func checkPostable(c Candidate) error {
-	for _, f := range []struct{ name, v string }{
-		{"what", c.What}, {"why", c.Why}, {"alternatives", c.Alternatives}, {"consequences", c.Consequences},
-	} {
-		if strings.TrimSpace(f.v) == "" {
-			return fmt.Errorf("decision %q: %s is empty: %w", c.Slug, f.name, ErrInvalid)
-		}
-	}
-	if !ValidSlug(c.Slug) {
-		return fmt.Errorf("decision slug %q is not kebab-case: %w", c.Slug, ErrInvalid)
-	}
-	return nil
-}
+func checkPostable(c Candidate) error { return c.check(false) }
 
 // SavePending appends an entry with decisions for issue to the session's
 // pending file, under its lock, atomically. Decisions without an issue could
