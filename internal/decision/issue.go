@@ -78,19 +78,14 @@ func Resolve(ctx context.Context, t tracker.Tracker, opts ResolveOptions) (Resol
 	if label == "" {
 		label = DefaultInProgressLabel
 	}
-	issues, err := t.ListIssues(ctx, tracker.ListOptions{State: tracker.StateOpen, Labels: []string{label}})
+	nums, err := OpenLabelled(ctx, t, label)
 	if err != nil {
 		res := Resolution{}
 		if branch > 0 {
 			res = Resolution{Issue: branch, Tier: TierBranch}
 		}
-		return res, fmt.Errorf("list issues labelled %s: %w", label, err)
+		return res, err
 	}
-	var nums []int
-	for _, is := range issues {
-		nums = append(nums, is.Number)
-	}
-	slices.Sort(nums)
 	switch {
 	case len(nums) == 1:
 		return Resolution{Issue: nums[0], Tier: TierLabel}, nil
@@ -102,4 +97,19 @@ func Resolve(ctx context.Context, t tracker.Tracker, opts ResolveOptions) (Resol
 		return Resolution{Ambiguous: nums}, nil
 	}
 	return Resolution{}, fmt.Errorf("%w: no open issue is labelled %s and branch %q names none", ErrNoIssue, label, opts.Branch)
+}
+
+// OpenLabelled returns the numbers of the open issues labelled label, in
+// ascending order.
+func OpenLabelled(ctx context.Context, t tracker.Tracker, label string) ([]int, error) {
+	issues, err := t.ListIssues(ctx, tracker.ListOptions{State: tracker.StateOpen, Labels: []string{label}})
+	if err != nil {
+		return nil, fmt.Errorf("list issues labelled %s: %w", label, err)
+	}
+	var nums []int
+	for _, is := range issues {
+		nums = append(nums, is.Number)
+	}
+	slices.Sort(nums)
+	return nums, nil
 }

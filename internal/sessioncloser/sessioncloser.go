@@ -598,15 +598,10 @@ func (s *session) resolveTarget(ctx context.Context, target string) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	issues, err := t.ListIssues(ctx, tracker.ListOptions{State: tracker.StateOpen, Labels: []string{MetaLabel}})
+	nums, err := decision.OpenLabelled(ctx, t, MetaLabel)
 	if err != nil {
-		return nil, fmt.Errorf("list issues labelled %s: %w", MetaLabel, err)
+		return nil, err
 	}
-	var nums []int
-	for _, is := range issues {
-		nums = append(nums, is.Number)
-	}
-	slices.Sort(nums)
 	switch len(nums) {
 	case 0:
 		return nil, &targetMissing{label: MetaLabel}
