@@ -915,12 +915,7 @@ func unquoted(s string, j int, code bool) (end int, ok bool) {
 }
 
 func isAuthScheme(v string) bool {
-	for _, w := range [...]string{"bearer", "basic", "token", "digest"} {
-		if len(v) == len(w) && hasPrefixFold(v, w) {
-			return true
-		}
-	}
-	return false
+	return oneOfFold(v, []string{"bearer", "basic", "token", "digest"})
 }
 
 // urlPassword looks for a password in scheme://user:password@host, with the
@@ -1083,16 +1078,11 @@ func isKeyword(v string) bool {
 	if len(v) > len("undefined") {
 		return false
 	}
-	for _, w := range [...]string{
+	return oneOfFold(v, []string{
 		"null", "nil", "none", "true", "false", "undefined",
 		"string", "str", "bytes", "int", "bool", "number", "any", "object",
 		"await", "new", "typeof", "lambda", "function",
-	} {
-		if len(v) == len(w) && hasPrefixFold(v, w) {
-			return true
-		}
-	}
-	return false
+	})
 }
 
 func skipBlanks(s string, j int) int {

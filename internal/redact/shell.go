@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Secrets passed to commands as arguments rather than as key=value: options
 // such as --token abc, the -p of docker login, the -a of redis-cli, mysql's
@@ -84,7 +87,7 @@ func (r *redactor) shortFlag(i int) (start, end int, kind string) {
 	}
 	cmd, login := r.command(i)
 	for _, f := range passwordFlags {
-		if f.letter != c || f.attached == spaced || f.login && !login || !oneOf(cmd, f.cmds) {
+		if f.letter != c || f.attached == spaced || f.login && !login || !slices.Contains(f.cmds, cmd) {
 			continue
 		}
 		if spaced {
@@ -256,7 +259,7 @@ func (r *redactor) argument(j int) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	start, end, ok = r.value(j, false)
-	if ok && start == j && oneOf(s[start:end], proseWords[:]) {
+	if ok && start == j && slices.Contains(proseWords[:], s[start:end]) {
 		return 0, 0, false
 	}
 	return start, end, ok
@@ -305,15 +308,6 @@ func (r *redactor) header(j int) (start, end int, ok bool) {
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
-
-func oneOf(s string, words []string) bool {
-	for _, w := range words {
-		if s == w {
-			return true
-		}
-	}
-	return false
-}
 
 // xmlElement matches the text of an element whose name names a secret, with
 // the '>' of its start tag at i: <password>SECRET</password>.
