@@ -108,11 +108,11 @@ type ErrorOut struct {
 }
 
 // request holds the fields every subcommand may use; each reads its own.
+// schema_version is checked by decode before the fields are read.
 type request struct {
-	SchemaVersion json.RawMessage `json:"schema_version"`
-	Subcommand    string          `json:"subcommand"`
-	SessionID     string          `json:"session_id"`
-	ProjectDir    string          `json:"project_dir"`
+	Subcommand string `json:"subcommand"`
+	SessionID  string `json:"session_id"`
+	ProjectDir string `json:"project_dir"`
 
 	TranscriptPath string   `json:"transcript_path"`
 	Offset         looseInt `json:"offset"`
