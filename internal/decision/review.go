@@ -71,11 +71,17 @@ func FindUnreviewed(ctx context.Context, j *journal.Journal, dir state.Dir, max 
 		}
 		out = append(out, Unreviewed{Session: id, Transcript: r.Transcript, Offset: r.Offset, Reviewed: st.LastProcessedOffset, Event: r.Event, At: r.TS, Branch: r.Branch})
 	}
-	sort.Slice(out, func(i, k int) bool { return out[i].At.After(out[k].At) })
-	if max > 0 && len(out) > max {
-		out = out[:max]
+	return newestFirst(out, max), nil
+}
+
+// newestFirst sorts list newest first and keeps at most max of it (all of
+// it when max is not positive).
+func newestFirst(list []Unreviewed, max int) []Unreviewed {
+	sort.Slice(list, func(i, k int) bool { return list[i].At.After(list[k].At) })
+	if max > 0 && len(list) > max {
+		list = list[:max]
 	}
-	return out, nil
+	return list
 }
 
 // endsTurn is the journal prefilter of the records that end a stretch of
@@ -152,11 +158,7 @@ func unreviewedOf(dir state.Dir, sessions []wtstate.Session, max int, skip strin
 		}
 		out = append(out, Unreviewed{Session: s.ID, Transcript: s.Transcript, Offset: s.Offset, Reviewed: st.LastProcessedOffset, Event: s.LastEvent, At: s.Last, Branch: s.Branch})
 	}
-	sort.Slice(out, func(i, k int) bool { return out[i].At.After(out[k].At) })
-	if len(out) > max {
-		out = out[:max]
-	}
-	return out
+	return newestFirst(out, max)
 }
 
 // withEarlier adds to list the sessions of found that ended before the
@@ -176,9 +178,5 @@ func withEarlier(list, found []Unreviewed, sessions []wtstate.Session, max int) 
 			list = append(list, u)
 		}
 	}
-	sort.Slice(list, func(i, k int) bool { return list[i].At.After(list[k].At) })
-	if len(list) > max {
-		list = list[:max]
-	}
-	return list
+	return newestFirst(list, max)
 }
