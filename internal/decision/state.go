@@ -235,17 +235,18 @@ func CommitState(dir state.Dir, session string, patch Patch, now time.Time) (pat
 	}
 	path = StatePath(dir, session)
 	err = atomicfile.Update(path, 0o600, func(old []byte) ([]byte, error) {
+		obj := &object{}
 		if old == nil {
+			// No file of baton's yet: the original tool's, when it reads,
+			// is the starting point.
 			if legacy := legacyFile(dir, session+".json"); legacy != "" {
 				if b, err := os.ReadFile(legacy); err == nil {
-					if _, derr := decodeObject(b); derr == nil {
-						old = b
+					if o, derr := decodeObject(b); derr == nil {
+						obj = o
 					}
 				}
 			}
-		}
-		obj := &object{}
-		if len(bytes.TrimSpace(old)) > 0 {
+		} else if len(bytes.TrimSpace(old)) > 0 {
 			var derr error
 			if obj, derr = decodeObject(old); derr != nil {
 				aside := path + ".corrupt-" + now.UTC().Format(corruptTimeForm)
