@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
+	"math/bits"
 	"os"
 	"regexp"
 	"regexp/syntax"
@@ -238,13 +239,13 @@ func render(version string, regexps []string, global []allowlist, rules []rule, 
 		kws = append(kws, keyword{t, rs})
 	}
 	slices.SortFunc(kws, func(a, b keyword) int { return strings.Compare(a.text, b.text) })
-	var bits [1024]uint64
+	var pairs [1024]uint64
 	var third = map[uint16]*[4]uint64{}
 	p("// gitleaksKeywords lists the rules' keywords in lower case, sorted.\n")
 	p("var gitleaksKeywords = [...]gitleaksKeyword{\n")
 	for _, k := range kws {
 		pair := uint16(k.text[0])<<8 | uint16(k.text[1])
-		bits[pair>>6] |= 1 << (pair & 63)
+		pairs[pair>>6] |= 1 << (pair & 63)
 		t := third[pair]
 		if t == nil {
 			t = new([4]uint64)
@@ -269,7 +270,7 @@ func render(version string, regexps []string, global []allowlist, rules []rule, 
 	p("var gitleaksPunctFirst = [4]uint64{%#x, %#x, %#x, %#x}\n\n", punct[0], punct[1], punct[2], punct[3])
 	p("// gitleaksPairs has bit c0<<8|c1 set when a keyword starts with the bytes c0 c1.\n")
 	p("var gitleaksPairs = [1024]uint64{\n")
-	for i, w := range bits {
+	for i, w := range pairs {
 		if w != 0 {
 			p("\t%d: %#x,\n", i, w)
 		}
@@ -278,11 +279,11 @@ func render(version string, regexps []string, global []allowlist, rules []rule, 
 	p("// gitleaksPairRank[i] counts the bits set in gitleaksPairs[:i]; a pair's\n// rank is its number among the pairs set.\n")
 	p("var gitleaksPairRank = [1024]uint16{\n")
 	rank := 0
-	for i, w := range bits {
+	for i, w := range pairs {
 		if rank > 0 {
 			p("\t%d: %d,\n", i, rank)
 		}
-		rank += popcount(w)
+		rank += bits.OnesCount64(w)
 	}
 	p("}\n\n")
 	p("// gitleaksPairKeywords[r] is the index in gitleaksKeywords of the first\n// keyword of the pair of rank r.\n")
@@ -384,14 +385,6 @@ func maxLen(re *syntax.Regexp) int {
 		return n
 	}
 	return 0 // empty-width assertions, empty match
-}
-
-func popcount(w uint64) int {
-	n := 0
-	for ; w != 0; w &= w - 1 {
-		n++
-	}
-	return n
 }
 
 func toUint8(rs []int) []uint8 {
