@@ -56,9 +56,12 @@ type Payload struct {
 	Cwd            string `json:"cwd"`
 	Event          string `json:"hook_event_name"`
 
-	ToolName     string          `json:"tool_name"`
-	ToolInput    json.RawMessage `json:"tool_input"`
-	ToolResponse toolResponse    `json:"tool_response"`
+	ToolName  string          `json:"tool_name"`
+	ToolInput json.RawMessage `json:"tool_input"`
+	// ToolResponse is decoded only for the calls whose record reads it
+	// (see response): most are large (a file read back) and say nothing
+	// baton keeps.
+	ToolResponse json.RawMessage `json:"tool_response"`
 	// Error and IsInterrupt describe a PostToolUseFailure: Error reads
 	// "Exit code N\n<output>" for a Bash command that exited non-zero.
 	Error       string `json:"error"`
@@ -120,9 +123,7 @@ type toolInput struct {
 	Status  string `json:"status"`
 }
 
-// toolResponse keeps the few tool_response fields baton reads. Responses
-// come in many shapes (an object for Bash, a string or an array for others),
-// so any shape parses and only an object's fields are kept.
+// toolResponse keeps the few tool_response fields baton reads.
 type toolResponse struct {
 	Interrupted      bool   `json:"interrupted"`
 	BackgroundTaskID string `json:"backgroundTaskId"`
@@ -132,17 +133,15 @@ type toolResponse struct {
 	} `json:"task"`
 }
 
-func (r *toolResponse) UnmarshalJSON(b []byte) error {
-	if len(b) == 0 || b[0] != '{' {
-		return nil
+// response decodes the tool_response fields baton reads. Responses come
+// in many shapes (an object for Bash, a string or an array for others):
+// only an object's fields are kept, anything else is the zero value.
+func (p *Payload) response() toolResponse {
+	var r toolResponse
+	if len(p.ToolResponse) == 0 || p.ToolResponse[0] != '{' || json.Unmarshal(p.ToolResponse, &r) != nil {
+		return toolResponse{}
 	}
-	type plain toolResponse
-	var v plain
-	if json.Unmarshal(b, &v) != nil {
-		return nil
-	}
-	*r = toolResponse(v)
-	return nil
+	return r
 }
 
 // input decodes the tool_input fields baton records; the zero value when

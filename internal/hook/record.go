@@ -44,7 +44,7 @@ func (p *Payload) Record(w Where, now time.Time) journal.Record {
 		if p.ToolName == "TaskUpdate" || p.ToolName == "TaskCreate" {
 			rec.TaskID, rec.TaskStatus = in.TaskID, in.Status
 			if rec.TaskID == "" {
-				rec.TaskID = p.ToolResponse.Task.ID // a new task's id is in the response
+				rec.TaskID = p.response().Task.ID // a new task's id is in the response
 			}
 			if in.Subject != "" {
 				rec.Desc = excerpt(in.Subject)
@@ -56,12 +56,14 @@ func (p *Payload) Record(w Where, now time.Time) journal.Record {
 		switch {
 		case p.Event == PostToolUseFailure:
 			rec.Exit, rec.Error = failure(p.Error)
-		case p.Event == PostToolUse && p.ToolName == "Bash" && !p.ToolResponse.Interrupted && p.ToolResponse.BackgroundTaskID == "":
+		case p.Event == PostToolUse && p.ToolName == "Bash":
 			// A Bash command that exits non-zero fires PostToolUseFailure,
 			// so one reported here exited 0 (unless it was interrupted or
 			// left running in the background, where nobody knows yet).
-			zero := 0
-			rec.Exit = &zero
+			if resp := p.response(); !resp.Interrupted && resp.BackgroundTaskID == "" {
+				zero := 0
+				rec.Exit = &zero
+			}
 		}
 	case UserPromptSubmit:
 		rec.Prompt = excerpt(p.Prompt)
