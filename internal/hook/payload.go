@@ -62,10 +62,9 @@ type Payload struct {
 	// (see response): most are large (a file read back) and say nothing
 	// baton keeps.
 	ToolResponse json.RawMessage `json:"tool_response"`
-	// Error and IsInterrupt describe a PostToolUseFailure: Error reads
-	// "Exit code N\n<output>" for a Bash command that exited non-zero.
-	Error       string `json:"error"`
-	IsInterrupt bool   `json:"is_interrupt"`
+	// Error describes a PostToolUseFailure: it reads "Exit code
+	// N\n<output>" for a Bash command that exited non-zero.
+	Error string `json:"error"`
 
 	AgentType       string `json:"agent_type"`
 	TaskID          string `json:"task_id"`
