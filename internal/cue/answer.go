@@ -100,7 +100,7 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 	folded := textnorm.Fold(p)
 	past := hasAny(folded, pastWords)
 	byOff := map[int]*hit{}
-	q := queryTerms(p)
+	q := queryTerms(folded)
 	for t, w := range q {
 		offs, err := f.lookup(t)
 		if err != nil {
@@ -230,12 +230,12 @@ type qterm struct {
 	word   string
 }
 
-// queryTerms are the terms of a prompt to look up, with their weights:
-// its words, the paths it names (as files) and its pairs of words (as
-// commands, "go test").
-func queryTerms(prompt string) map[string]qterm {
+// queryTerms are the terms of a prompt, folded (textnorm.Fold), to look
+// up, with their weights: its words, the paths it names (as files) and its
+// pairs of words (as commands, "go test").
+func queryTerms(folded string) map[string]qterm {
 	q := map[string]qterm{}
-	terms(prompt, func(t term) {
+	foldedTerms(folded, func(t term) {
 		w := weightWord
 		if t.strong {
 			w = weightStrong
@@ -247,7 +247,7 @@ func queryTerms(prompt string) map[string]qterm {
 			q[filePrefix+t.text] = qterm{weight: weightFile}
 		}
 	})
-	words := strings.FieldsFunc(textnorm.Fold(prompt), func(r rune) bool { return !isWord(r) && r != '-' })
+	words := strings.FieldsFunc(folded, func(r rune) bool { return !isWord(r) && r != '-' })
 	for i, w := range words {
 		if i+1 < len(words) && plainWord(words[i+1]) {
 			q[cmdPrefix+w+" "+words[i+1]] = qterm{weight: weightCmd}

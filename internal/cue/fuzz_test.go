@@ -2,6 +2,8 @@ package cue
 
 import (
 	"testing"
+
+	"github.com/baton-cli/baton/internal/textnorm"
 )
 
 // FuzzRecallFile: whatever the recall file holds, reading it and looking
@@ -55,6 +57,6 @@ func FuzzTerms(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		terms(s, func(term) {})
-		queryTerms(s)
+		queryTerms(textnorm.Fold(s))
 	})
 }

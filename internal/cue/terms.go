@@ -46,8 +46,10 @@ type term struct {
 // whole of paths and identifiers, katakana words, and pairs of kanji
 // (Japanese writes no spaces, so two kanji in a row stand for a word).
 // Stop words are dropped. add may see a term more than once.
-func terms(s string, add func(term)) {
-	s = textnorm.Fold(s)
+func terms(s string, add func(term)) { foldedTerms(textnorm.Fold(s), add) }
+
+// foldedTerms is terms of s already folded (textnorm.Fold).
+func foldedTerms(s string, add func(term)) {
 	i := 0
 	for i < len(s) {
 		r, w := utf8.DecodeRuneInString(s[i:])
