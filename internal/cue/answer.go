@@ -169,11 +169,11 @@ func recentFailures(ctx context.Context, j *journal.Journal, q map[string]qterm,
 	recs, err := j.Tail(ctx, 8, journal.TailOptions{
 		MaxBytes: promptBytes,
 		Prefilter: func(line []byte) bool {
-			return bytes.Contains(line, []byte(`"event":"`+evFailure+`"`)) && bytes.Contains(line, []byte(`"tool":"Bash"`))
+			return bytes.Contains(line, []byte(`"event":"`+hook.PostToolUseFailure+`"`)) && bytes.Contains(line, []byte(`"tool":"Bash"`))
 		},
 		Match: func(r *journal.Record) bool {
 			w := q[cmdPrefix+CommandKey(r.Cmd)].weight
-			return r.Event == evFailure && w > 0
+			return r.Event == hook.PostToolUseFailure && w > 0
 		},
 	})
 	if err != nil {
@@ -461,10 +461,10 @@ func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
 		recs, err := o.Journal.Tail(ctx, recentCalls, journal.TailOptions{
 			MaxBytes: recentBytes,
 			Prefilter: func(line []byte) bool {
-				return bytes.Contains(line, []byte(key)) && bytes.Contains(line, []byte(`"event":"`+evPost)) && bytes.Contains(line, []byte(`"tool":"Bash"`))
+				return bytes.Contains(line, []byte(key)) && bytes.Contains(line, []byte(`"event":"`+hook.PostToolUse)) && bytes.Contains(line, []byte(`"tool":"Bash"`))
 			},
 			Match: func(r *journal.Record) bool {
-				return r.Tool == "Bash" && (r.Event == evFailure && CommandKey(r.Cmd) == key || r.Event == evPost && ranKey(r.Cmd, key))
+				return r.Tool == "Bash" && (r.Event == hook.PostToolUseFailure && CommandKey(r.Cmd) == key || r.Event == hook.PostToolUse && ranKey(r.Cmd, key))
 			},
 		})
 		if err != nil {
@@ -475,7 +475,7 @@ func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
 			switch {
 			case e.Kind != "" && !r.TS.After(e.When):
 				i = 0 // the recall file has this and what came before
-			case r.Event == evFailure:
+			case r.Event == hook.PostToolUseFailure:
 				h.fail(r)
 			case r.Exit == nil || *r.Exit == 0:
 				h.succeed(r.Cmd)
@@ -537,11 +537,11 @@ func fileNote(ctx context.Context, o Options, file string) (string, error) {
 		recs, err := o.Journal.Tail(ctx, 8, journal.TailOptions{
 			MaxBytes: recentBytes,
 			Prefilter: func(line []byte) bool {
-				return bytes.Contains(line, []byte(`"event":"`+evPost)) && bytes.Contains(line, []byte(base))
+				return bytes.Contains(line, []byte(`"event":"`+hook.PostToolUse)) && bytes.Contains(line, []byte(base))
 			},
 			Match: func(r *journal.Record) bool {
 				touched := r.File != "" && relTo(r.File, r.Worktree) == rel
-				return r.Event == evFailure && (touched || names(pathsIn(r.Error), rel)) || r.Event == evPost && isEdit(r.Tool) && touched
+				return r.Event == hook.PostToolUseFailure && (touched || names(pathsIn(r.Error), rel)) || r.Event == hook.PostToolUse && isEdit(r.Tool) && touched
 			},
 		})
 		if err != nil {
@@ -550,7 +550,7 @@ func fileNote(ctx context.Context, o Options, file string) (string, error) {
 		if n := len(recs); n > 0 {
 			r := &recs[n-1]
 			switch {
-			case r.Event == evPost:
+			case r.Event == hook.PostToolUse:
 				hits = slices.DeleteFunc(hits, func(h *hit) bool { return h.Kind == kindFile && !h.When.After(r.TS) })
 			case !slices.ContainsFunc(hits, func(h *hit) bool { return h.Kind != kindDecision && !r.TS.After(h.When) }):
 				e := failureEntry(&history{last: r, fails: 1})

@@ -12,17 +12,11 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/atomicfile"
+	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/textcut"
-)
-
-// Journal event names the recall reads (Claude Code's).
-const (
-	evPrompt  = "UserPromptSubmit"
-	evPost    = "PostToolUse"
-	evFailure = "PostToolUseFailure"
 )
 
 // Limits of what the recall file holds: enough to recall the work of
@@ -125,9 +119,9 @@ func Build(ctx context.Context, o BuildOptions) (Built, error) {
 // wanted keeps the journal lines Build uses: prompts, failures and Bash
 // calls with their command line.
 func wanted(line []byte) bool {
-	return bytes.Contains(line, []byte(`"event":"`+evPrompt+`"`)) ||
-		bytes.Contains(line, []byte(`"event":"`+evFailure+`"`)) ||
-		bytes.Contains(line, []byte(`"event":"`+evPost+`"`)) && (bytes.Contains(line, []byte(`"cmd":`)) || bytes.Contains(line, []byte(`"file":`)))
+	return bytes.Contains(line, []byte(`"event":"`+hook.UserPromptSubmit+`"`)) ||
+		bytes.Contains(line, []byte(`"event":"`+hook.PostToolUseFailure+`"`)) ||
+		bytes.Contains(line, []byte(`"event":"`+hook.PostToolUse+`"`)) && (bytes.Contains(line, []byte(`"cmd":`)) || bytes.Contains(line, []byte(`"file":`)))
 }
 
 // isEdit is true for the tools that change a file.
@@ -172,7 +166,7 @@ func newScan() *scan {
 // record takes one record; records come newest first.
 func (sc *scan) record(r *journal.Record) {
 	switch {
-	case r.Event == evPrompt:
+	case r.Event == hook.UserPromptSubmit:
 		if r.Session == "" || strings.HasPrefix(strings.TrimSpace(r.Prompt), "/") {
 			return
 		}
@@ -182,7 +176,7 @@ func (sc *scan) record(r *journal.Record) {
 			sc.sessions[r.Session] = s
 		}
 		s.prompt, s.branch, s.first = r.Prompt, r.Branch, r.TS // the oldest wins
-	case r.Event == evFailure && r.Tool == "Bash" && r.Cmd != "":
+	case r.Event == hook.PostToolUseFailure && r.Tool == "Bash" && r.Cmd != "":
 		if key := CommandKey(r.Cmd); key != "" {
 			h := sc.cmds[key]
 			if h == nil {
@@ -191,7 +185,7 @@ func (sc *scan) record(r *journal.Record) {
 			}
 			h.fail(r)
 		}
-	case r.Event == evFailure && r.File != "":
+	case r.Event == hook.PostToolUseFailure && r.File != "":
 		f := relTo(r.File, r.Worktree)
 		if sc.filesDone[f] {
 			return
@@ -200,11 +194,11 @@ func (sc *scan) record(r *journal.Record) {
 			sc.files[f] = &history{}
 		}
 		sc.files[f].fail(r)
-	case r.Event == evPost && isEdit(r.Tool) && r.File != "":
+	case r.Event == hook.PostToolUse && isEdit(r.Tool) && r.File != "":
 		if f := relTo(r.File, r.Worktree); sc.files[f] == nil {
 			sc.filesDone[f] = true
 		}
-	case r.Event == evPost && r.Tool == "Bash" && r.Cmd != "" && (r.Exit == nil || *r.Exit == 0):
+	case r.Event == hook.PostToolUse && r.Tool == "Bash" && r.Cmd != "" && (r.Exit == nil || *r.Exit == 0):
 		for key := range commandKeys(r.Cmd) {
 			h := sc.cmds[key]
 			if h == nil {
