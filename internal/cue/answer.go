@@ -417,16 +417,10 @@ func promptBlock(hits []*hit, o Options, prompt string) string {
 // since, how it went last time and the line that worked after.
 func Tool(ctx context.Context, o Options, tool, file, cmd string) (text string, err error) {
 	defer guard(&err)()
-	switch tool {
-	case "Bash":
-		if cmd == "" {
-			return "", nil
-		}
+	switch {
+	case tool == "Bash" && cmd != "":
 		return commandNote(ctx, o, cmd)
-	case "Edit", "Write", "MultiEdit", "NotebookEdit":
-		if file == "" {
-			return "", nil
-		}
+	case isEdit(tool) && file != "":
 		return fileNote(ctx, o, file)
 	}
 	return "", nil
