@@ -178,36 +178,33 @@ func (sc *scan) record(r *journal.Record) {
 		s.prompt, s.branch, s.first = r.Prompt, r.Branch, r.TS // the oldest wins
 	case r.Event == hook.PostToolUseFailure && r.Tool == "Bash" && r.Cmd != "":
 		if key := CommandKey(r.Cmd); key != "" {
-			h := sc.cmds[key]
-			if h == nil {
-				h = &history{}
-				sc.cmds[key] = h
-			}
-			h.fail(r)
+			historyOf(sc.cmds, key).fail(r)
 		}
 	case r.Event == hook.PostToolUseFailure && r.File != "":
 		f := relTo(r.File, r.Worktree)
 		if sc.filesDone[f] {
 			return
 		}
-		if sc.files[f] == nil {
-			sc.files[f] = &history{}
-		}
-		sc.files[f].fail(r)
+		historyOf(sc.files, f).fail(r)
 	case r.Event == hook.PostToolUse && isEdit(r.Tool) && r.File != "":
 		if f := relTo(r.File, r.Worktree); sc.files[f] == nil {
 			sc.filesDone[f] = true
 		}
 	case r.Event == hook.PostToolUse && r.Tool == "Bash" && r.Cmd != "" && (r.Exit == nil || *r.Exit == 0):
 		for key := range commandKeys(r.Cmd) {
-			h := sc.cmds[key]
-			if h == nil {
-				h = &history{}
-				sc.cmds[key] = h
-			}
-			h.succeed(r.Cmd)
+			historyOf(sc.cmds, key).succeed(r.Cmd)
 		}
 	}
+}
+
+// historyOf is the history of key in m, made when m has none yet.
+func historyOf(m map[string]*history, key string) *history {
+	h := m[key]
+	if h == nil {
+		h = &history{}
+		m[key] = h
+	}
+	return h
 }
 
 // addSessions adds the newest sessions: their opening prompt (from the
