@@ -34,6 +34,7 @@ import (
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
 
@@ -141,11 +142,7 @@ func run() error {
 		if err != nil {
 			return fmt.Errorf("baton-hook: %w", err)
 		}
-		shown := string(out)
-		if len(shown) > 300 {
-			shown = shown[:300] + "…"
-		}
-		fmt.Printf("baton-hook wrote %d bytes: %s\n", len(out), strings.TrimSpace(shown))
+		fmt.Printf("baton-hook wrote %d bytes: %s\n", len(out), strings.TrimSpace(textcut.Bytes(string(out), 300)))
 	}
 	// Warm up all (page cache, binary loading).
 	for range 10 {
