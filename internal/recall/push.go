@@ -3,7 +3,6 @@ package recall
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -342,12 +341,4 @@ func pushLayout(route string, r Restart, o PushOptions) Layout {
 			return msgLeftOut.Format(lang, o.Budget, strings.Join(parts, sep), route)
 		},
 	}
-}
-
-// Describe is a short description of a restart for logs and --json.
-func (r Restart) Describe() string {
-	if r.Previous == "" {
-		return string(r.Case)
-	}
-	return fmt.Sprintf("%s (previous %s %s)", r.Case, textcut.ShortID(r.Previous), r.PreviousEvent)
 }
