@@ -33,19 +33,19 @@ var notRecordingMsg = i18n.Msg{
 
 // statusLine is the session-start context when there is nothing to resume:
 // one line saying baton is recording and where, or that it could not.
-func statusLine(_ context.Context, s *hook.Start) (string, error) {
+func statusLine(s *hook.Start) string {
 	rel, err := filepath.Rel(s.Where.Worktree, s.State.Journal())
 	if err != nil {
 		rel = s.State.Journal()
 	}
 	if s.JournalErr != nil {
-		return notRecordingMsg.Format(s.Lang, rel, s.JournalErr), nil
+		return notRecordingMsg.Format(s.Lang, rel, s.JournalErr)
 	}
 	branch := s.Where.Branch
 	if branch == "" {
 		branch = "-"
 	}
-	return recordingMsg.Format(s.Lang, rel, branch), nil
+	return recordingMsg.Format(s.Lang, rel, branch)
 }
 
 // briefing is the session-start provider: the briefing of resume.BuildBrief,
@@ -59,14 +59,13 @@ func briefing(f *cmdenv.Factory) hook.Provider {
 			if s.JournalErr != nil {
 				// The journal cannot be written nor read; that problem is
 				// logged already, and the agent is told.
-				return statusLine(ctx, s)
+				return statusLine(s), nil
 			}
 			return "", fmt.Errorf("briefing: %w", err)
 		}
 		text := br.Text
 		if text == "" || s.JournalErr != nil {
-			line, _ := statusLine(ctx, s)
-			text = strings.TrimSpace(text + "\n\n" + line)
+			text = strings.TrimSpace(text + "\n\n" + statusLine(s))
 		}
 		if br.DailyDue != "" {
 			if err := startContextJob(f, s.Where.Cwd, "daily", "--date", br.DailyDue, "--route", s.Config.ContextRoute()); err != nil {
