@@ -63,8 +63,12 @@ func TestFileLookup(t *testing.T) {
 		if err != nil || len(offs) != 1 {
 			t.Fatalf("lookup(%q) = %v, %v; want one entry", term, offs, err)
 		}
-		if _, err := f.entry(offs[0]); err != nil {
+		e, err := f.entry(offs[0])
+		if err != nil {
 			t.Fatal(err)
+		}
+		if want := strings.Repeat("x", i%40); e.Text != want {
+			t.Fatalf("lookup(%q) points at the entry %q; want %q", term, e.Text, want)
 		}
 	}
 	for _, missing := range []string{"", "a", "t", "zzz", "common"} {
