@@ -59,9 +59,6 @@ const (
 	Commands = 5
 	// DigestLines is how many lines of "now" and "next" are shown.
 	DigestLines = 2
-	// ActivityGap is how much newer than current.md's updated the last file
-	// activity must be before the briefing mentions it.
-	ActivityGap = time.Hour
 )
 
 // Options say which worktree to brief and how.
@@ -117,8 +114,6 @@ type Briefing struct {
 	// nil when it is usable or missing.
 	StateFile  string
 	StateError *statefile.FormatError
-	// Journal is the journal's active file.
-	Journal string
 
 	// From the journal.
 	LastActivity time.Time // zero when the worktree has no records
@@ -173,10 +168,9 @@ func (b *Briefing) StateBroken() bool { return b.StateError != nil }
 // Build reads current.md and the journal's tail and decides what to brief.
 func Build(ctx context.Context, o Options) (*Briefing, error) {
 	b := &Briefing{
-		Source: FromNothing, Journal: o.State.Journal(),
+		Source: FromNothing, StateFile: o.State.CurrentOf(o.Worktree, o.Main),
 		Worktree: o.Worktree, Branch: o.Branch, At: o.Now,
 	}
-	b.StateFile = o.State.CurrentOf(o.Worktree, o.Main)
 	sf, err := readState(b.StateFile)
 	var fe *statefile.FormatError
 	switch {
