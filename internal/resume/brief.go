@@ -11,7 +11,6 @@ import (
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/recall"
-	"github.com/baton-cli/baton/internal/statefile"
 	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
@@ -385,7 +384,7 @@ func (b *Briefing) otherCommands() []string {
 	for _, c := range b.Commands {
 		failing := false
 		for _, f := range b.Failing {
-			if strings.HasPrefix(c, "`"+textcut.OneLine(f.Cmd)+"`") || strings.HasPrefix(c, "`"+textcut.Chars(textcut.OneLine(f.Cmd), statefile.DigestWidth)+"`") {
+			if strings.HasPrefix(c, "`"+textcut.OneLine(f.Cmd)+"`") || strings.HasPrefix(c, shownCommand(f.Cmd)) {
 				failing = true
 				break
 			}

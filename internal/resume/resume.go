@@ -408,9 +408,15 @@ func (b *Briefing) fromJournal(recs []journal.Record, o Options) {
 // description), as the briefing lists it.
 func command(r *journal.Record) string {
 	if r.Cmd == "" {
-		return textcut.Chars(strings.Join(strings.Fields(r.Desc), " "), statefile.DigestWidth)
+		return textcut.Chars(textcut.OneLine(r.Desc), statefile.DigestWidth)
 	}
-	return "`" + textcut.Chars(strings.Join(strings.Fields(r.Cmd), " "), statefile.DigestWidth) + "`"
+	return shownCommand(r.Cmd)
+}
+
+// shownCommand is a command line as the briefing lists it: on one line,
+// cut, in backticks.
+func shownCommand(cmd string) string {
+	return "`" + textcut.Chars(textcut.OneLine(cmd), statefile.DigestWidth) + "`"
 }
 
 // exitStatus shows a Bash record's exit status, when known.
