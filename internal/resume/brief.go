@@ -304,7 +304,7 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 		for _, f := range b.Failing {
 			exit := "?"
 			if f.Exit != nil {
-				exit = itoa(*f.Exit)
+				exit = strconv.Itoa(*f.Exit)
 			}
 			line := msgNowFailLine.Format(lang, textcut.OneLine(f.Cmd), exit, Ago(b.At.Sub(f.At), lang))
 			if f.Error != "" {
@@ -435,5 +435,3 @@ func quoted(items []string) []string {
 	}
 	return out
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
