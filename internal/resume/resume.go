@@ -182,13 +182,13 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 		b.Updated, b.Status = sf.Updated, sf.Status
 	}
 
-	all, recs, err := records(ctx, o)
+	wt := wtstate.Dir(o.State.WorktreeDir(o.Worktree))
+	all, recs, err := records(ctx, o, wt)
 	if err != nil {
 		return nil, err
 	}
 	b.fromJournal(recs, o)
 	b.fromRecords(all)
-	wt := wtstate.Dir(o.State.WorktreeDir(o.Worktree))
 	st, err := wt.Read()
 	if err != nil {
 		return nil, err
@@ -242,14 +242,13 @@ func readState(path string) (*statefile.File, error) {
 
 // records returns the worktree's recent records of every kind and its
 // newest o.Records activity records, both oldest first: from the
-// worktree's own records file, which the hook keeps whatever other worktrees
-// do. Where that file holds fewer than o.Records activity records, the
+// worktree's own records file in wt, which the hook keeps whatever other
+// worktrees do. Where that file holds fewer than o.Records activity records, the
 // journal's last o.ScanBytes stand in for what came before its first record:
 // all of it where there is no file yet (hooks of an older baton), and the
 // earlier work where the file was started lately (at the first hook call of
 // a newer baton, just before the briefing of that very start).
-func records(ctx context.Context, o Options) (all, activity []journal.Record, err error) {
-	wt := wtstate.Dir(o.State.WorktreeDir(o.Worktree))
+func records(ctx context.Context, o Options, wt wtstate.Dir) (all, activity []journal.Record, err error) {
 	if wt.HasRecords() {
 		if all, err = wt.Records(); err != nil {
 			return nil, nil, fmt.Errorf("read worktree records: %w", err)
