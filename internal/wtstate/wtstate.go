@@ -181,11 +181,11 @@ func (d Dir) HasRecords() bool {
 	return err == nil
 }
 
-// readBounded reads the last max bytes of path at most, from a line start;
+// readBounded reads the last limit bytes of path at most, from a line start;
 // nil, nil when it does not exist; an error only when it cannot be opened.
 // A file that outgrew its cut (written by something else) costs no more
-// than max.
-func readBounded(path string, max int64) ([]byte, error) {
+// than limit.
+func readBounded(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -198,8 +198,8 @@ func readBounded(path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// One byte more than max: it tells whether the window starts a line.
-	off := max64(fi.Size()-max-1, 0)
+	// One byte more than limit: it tells whether the window starts a line.
+	off := max(fi.Size()-limit-1, 0)
 	b := make([]byte, fi.Size()-off)
 	// A short read (a folder in the file's place, an I/O error) keeps what
 	// was read: a damaged file reads as what of it can be read, and lines
@@ -210,13 +210,6 @@ func readBounded(path string, max int64) ([]byte, error) {
 		b = fromLine(b, 1)
 	}
 	return b, nil
-}
-
-func max64(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 // Task is the work going on in a worktree.
