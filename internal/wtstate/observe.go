@@ -103,9 +103,7 @@ func (s *State) session(e Event) {
 					crashed = append(crashed, other.ID)
 				}
 			}
-			if ss = s.Session(r.Session); ss != nil {
-				ss.AfterCrash = crashed
-			}
+			ss.AfterCrash = crashed
 		}
 		return
 	case "Stop":
