@@ -155,9 +155,15 @@ func (e *contextEnv) refreshRecall(ctx context.Context, f *Factory, log *slog.Lo
 	if !e.own {
 		return
 	}
-	if _, err := cue.Build(ctx, cue.BuildOptions{State: e.w.state, Route: e.files.Route, Journal: e.journal(), Now: f.Now()}); err != nil {
+	if _, err := e.buildRecall(ctx, f); err != nil {
 		log.Warn("build recall file", "err", err)
 	}
+}
+
+// buildRecall rewrites the recall file from the route's layers and the
+// journal.
+func (e *contextEnv) buildRecall(ctx context.Context, f *Factory) (cue.Built, error) {
+	return cue.Build(ctx, cue.BuildOptions{State: e.w.state, Route: e.files.Route, Journal: e.journal(), Now: f.Now()})
 }
 
 // readLog reads a host's session log for --log.
@@ -742,7 +748,7 @@ func contextRecallRun(ctx context.Context, opts *ContextRecallOptions) error {
 	if err != nil {
 		return err
 	}
-	b, err := cue.Build(ctx, cue.BuildOptions{State: e.w.state, Route: e.files.Route, Journal: e.journal(), Now: f.Now()})
+	b, err := e.buildRecall(ctx, f)
 	if err != nil {
 		return err
 	}
