@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"sync"
 	"syscall"
 )
 
@@ -47,8 +48,10 @@ func Agent() Process {
 }
 
 // pidNS returns the identity of this process's pid namespace (the inode of
-// /proc/self/ns/pid), or 0 where the system does not say.
-func pidNS() uint64 {
+// /proc/self/ns/pid), or 0 where the system does not say. A process never
+// leaves its pid namespace, so it is looked up once, not for every session
+// a start checks.
+var pidNS = sync.OnceValue(func() uint64 {
 	fi, err := os.Stat("/proc/self/ns/pid")
 	if err != nil {
 		return 0
@@ -57,7 +60,7 @@ func pidNS() uint64 {
 		return st.Ino
 	}
 	return 0
-}
+})
 
 // Alive reports whether p is still running; known is false when p says too
 // little to tell (no pid) or when its pid is a number in another pid
