@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 var (
@@ -108,6 +109,10 @@ type jsonSession struct {
 	PID     int    `json:"pid,omitempty"`
 }
 
+func jsonSessionOf(s *wtstate.Session) jsonSession {
+	return jsonSession{Session: s.ID, Started: s.Started.Format(time.RFC3339), PID: s.Agent.PID}
+}
+
 // JSON renders the briefing as one JSON object.
 func (br *Brief) JSON() ([]byte, error) {
 	b := br.Briefing
@@ -141,10 +146,11 @@ func (br *Brief) JSON() ([]byte, error) {
 		j.OtherWorktree = &jsonOther{Worktree: e.Worktree, Branch: e.Branch, LastActivity: e.At.Format(time.RFC3339)}
 	}
 	if c := br.Crashed; c != nil {
-		j.Crashed = &jsonSession{Session: c.ID, Started: c.Started.Format(time.RFC3339), PID: c.Agent.PID}
+		js := jsonSessionOf(c)
+		j.Crashed = &js
 	}
-	for _, l := range br.Live {
-		j.Live = append(j.Live, jsonSession{Session: l.ID, Started: l.Started.Format(time.RFC3339), PID: l.Agent.PID})
+	for i := range br.Live {
+		j.Live = append(j.Live, jsonSessionOf(&br.Live[i]))
 	}
 	for l, n := range br.Left {
 		if n > 0 {
