@@ -715,6 +715,11 @@ var msgRecallBuilt = i18n.Msg{
 	EN: "Wrote the recall file %s (%d decisions, %d sessions, %d failed commands, %d failed files, %d bytes)",
 }
 
+var msgRecallOwnRoute = i18n.Msg{
+	JA: "想起ファイルはこのリポジトリ自身のルート（%s）からだけ作ります。--route を外してください",
+	EN: "the recall file is made from this repository's own route (%s) only: leave out --route",
+}
+
 // NewCmdContextRecall builds `baton context recall`, which rewrites the
 // recall file the hooks read at prompts and tool calls.
 func NewCmdContextRecall(f *Factory, runF func(context.Context, *ContextRecallOptions) error) *cobra.Command {
@@ -747,6 +752,11 @@ func contextRecallRun(ctx context.Context, opts *ContextRecallOptions) error {
 	e, err := newContextEnv(f, opts.contextFlags)
 	if err != nil {
 		return err
+	}
+	// The hooks read one recall file, made from the repository's own
+	// route: another route's would replace it.
+	if !e.own {
+		return flagError{errors.New(msgRecallOwnRoute.Format(e.lang, e.cfg.ContextRoute()))}
 	}
 	b, err := e.buildRecall(ctx, f)
 	if err != nil {
