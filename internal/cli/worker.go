@@ -119,7 +119,8 @@ var (
 )
 
 // workerSetup loads the configuration and language of a worker command.
-func workerSetup(opts *WorkerOptions) (*config.Config, i18n.Lang, error) {
+// With needRepos it refuses a configuration that names no repository.
+func workerSetup(opts *WorkerOptions, needRepos bool) (*config.Config, i18n.Lang, error) {
 	f := opts.Factory
 	cfg, err := f.Config("")
 	if err != nil {
@@ -128,6 +129,9 @@ func workerSetup(opts *WorkerOptions) (*config.Config, i18n.Lang, error) {
 	lang, err := flagLang(opts.Lang, cfg, f.Getenv)
 	if err != nil {
 		return nil, "", err
+	}
+	if needRepos && len(cfg.Worker.Repositories) == 0 {
+		return nil, "", errors.New(msgWorkerNoRepos.Format(lang, config.UserPath(f.Getenv)))
 	}
 	return cfg, lang, nil
 }
@@ -251,12 +255,9 @@ func workerSignals(ctx context.Context, errOut io.Writer, lang i18n.Lang) (conte
 
 func workerOnceRun(ctx context.Context, opts *WorkerOptions) error {
 	f := opts.Factory
-	cfg, lang, err := workerSetup(opts)
+	cfg, lang, err := workerSetup(opts, true)
 	if err != nil {
 		return err
-	}
-	if len(cfg.Worker.Repositories) == 0 {
-		return errors.New(msgWorkerNoRepos.Format(lang, config.UserPath(f.Getenv)))
 	}
 	level := slog.LevelWarn
 	if opts.Verbose {
@@ -294,12 +295,9 @@ func workerOnceRun(ctx context.Context, opts *WorkerOptions) error {
 
 func workerRunRun(ctx context.Context, opts *WorkerOptions) error {
 	f := opts.Factory
-	cfg, lang, err := workerSetup(opts)
+	cfg, lang, err := workerSetup(opts, true)
 	if err != nil {
 		return err
-	}
-	if len(cfg.Worker.Repositories) == 0 {
-		return errors.New(msgWorkerNoRepos.Format(lang, config.UserPath(f.Getenv)))
 	}
 	q, err := openQueue(ctx, f, cfg, lang)
 	if err != nil {
@@ -336,12 +334,9 @@ var (
 
 func workerSetupRun(ctx context.Context, opts *WorkerOptions) error {
 	f := opts.Factory
-	cfg, lang, err := workerSetup(opts)
+	cfg, lang, err := workerSetup(opts, true)
 	if err != nil {
 		return err
-	}
-	if len(cfg.Worker.Repositories) == 0 {
-		return errors.New(msgWorkerNoRepos.Format(lang, config.UserPath(f.Getenv)))
 	}
 	w, err := buildWorker(opts, cfg, lang, nil, nil)
 	if err != nil {
@@ -377,7 +372,7 @@ var msgWorkerMigrated = i18n.Msg{JA: "キューのデータベース %s を最�
 
 func workerMigrateRun(ctx context.Context, opts *WorkerOptions) error {
 	f := opts.Factory
-	cfg, lang, err := workerSetup(opts)
+	cfg, lang, err := workerSetup(opts, false)
 	if err != nil {
 		return err
 	}
@@ -431,7 +426,7 @@ func runLine(lang i18n.Lang, r *worker.Record) string {
 
 func workerStatusRun(ctx context.Context, opts *WorkerOptions) error {
 	f := opts.Factory
-	cfg, lang, err := workerSetup(opts)
+	cfg, lang, err := workerSetup(opts, false)
 	if err != nil {
 		return err
 	}
@@ -502,7 +497,7 @@ func deadlineText(t time.Time) string {
 
 func workerServiceRun(ctx context.Context, opts *WorkerOptions) error {
 	f := opts.Factory
-	cfg, lang, err := workerSetup(opts)
+	cfg, lang, err := workerSetup(opts, false)
 	if err != nil {
 		return err
 	}
