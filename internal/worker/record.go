@@ -89,6 +89,17 @@ type Record struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
+// lastAnswer is the agent's last non-empty answer over the run's attempts.
+func (r *Record) lastAnswer() string {
+	last := ""
+	for _, a := range r.Attempts {
+		if a.Result != nil && a.Result.Result != "" {
+			last = a.Result.Result
+		}
+	}
+	return last
+}
+
 // PullRequestRef is the pull request a run produced.
 type PullRequestRef struct {
 	Number int    `json:"number"`

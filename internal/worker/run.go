@@ -572,14 +572,8 @@ func (r *run) fallback(ctx context.Context) *PullRequestRef {
 		r.problem("push "+rec.Branch, err)
 		return nil
 	}
-	last := ""
-	for _, a := range rec.Attempts {
-		if a.Result != nil && a.Result.Result != "" {
-			last = a.Result.Result
-		}
-	}
 	lang := r.w.opts.Lang
-	body := msgFallbackBody.Format(lang, rec.Issue, quote(neutralizeFences(lastChars(r.w.clean.clean(last), 20000))))
+	body := msgFallbackBody.Format(lang, rec.Issue, quote(neutralizeFences(lastChars(r.w.clean.clean(rec.lastAnswer()), 20000))))
 	p, err := r.client.CreatePullRequest(ctx, github.NewPullRequest{
 		Title: msgFallbackTitle.Format(lang, r.issue.Title),
 		Body:  body,
@@ -646,12 +640,6 @@ func (r *run) finish(ctx context.Context, out outcome) {
 		rec.State = StateDone
 		rec.PullRequest = out.pr
 		rec.Category = ""
-		final := ""
-		for _, a := range rec.Attempts {
-			if a.Result != nil && a.Result.Result != "" {
-				final = a.Result.Result
-			}
-		}
 		done := success{
 			Lead:        msgDoneHeading.In(lang),
 			PullRequest: out.pr.URL,
@@ -660,7 +648,7 @@ func (r *run) finish(ctx context.Context, out outcome) {
 			Resumed:     rec.Resumed,
 			RescuedFrom: rec.RescuedFrom,
 			RescueNote:  rec.RescueNote,
-			Final:       final,
+			Final:       rec.lastAnswer(),
 		}
 		if out.pr.Fallback {
 			// Keep the diagnosis of why the agent opened none.
