@@ -143,6 +143,11 @@ type resumeSkip struct {
 	MinMinutes int
 }
 
+// note says it in the run's record.
+func (s *resumeSkip) note() string {
+	return fmt.Sprintf("not resumed: %s left, less than min_resume_minutes (%d)", s.Left.Round(time.Second), s.MinMinutes)
+}
+
 // commentFinal is the most characters of the agent's final message in a
 // success comment.
 const commentFinal = 4000

@@ -3,7 +3,6 @@ package worker
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -388,8 +387,8 @@ func (r *run) work(ctx context.Context) {
 				out.category = NoChangeRequired
 			}
 		} else {
-			rec.ResumeNote = fmt.Sprintf("not resumed: %s left, less than min_resume_minutes (%d)", left.Round(time.Second), x.MinResume())
 			out.resumeSkipped = &resumeSkip{Left: left, MinMinutes: x.MinResume()}
+			rec.ResumeNote = out.resumeSkipped.note()
 		}
 	}
 	if out.category == "" {
