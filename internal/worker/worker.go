@@ -220,11 +220,9 @@ func (w *Worker) queue(ctx context.Context) (*Queue, func(), error) {
 	return q, q.Close, nil
 }
 
-// stopped reports whether stop is closed.
+// stopped reports whether stop is closed; a nil stop never is (its
+// receive never proceeds, so the default case is taken).
 func stopped(stop <-chan struct{}) bool {
-	if stop == nil {
-		return false
-	}
 	select {
 	case <-stop:
 		return true
