@@ -89,9 +89,8 @@ type pollWorker struct {
 }
 
 func (pw *pollWorker) Work(ctx context.Context, job *river.Job[PollArgs]) error {
-	skipped, err := pw.w.poll(ctx, pw.s)
-	pw.s.addSkipped(skipped)
-	return err
+	pw.w.poll(ctx, pw.s)
+	return nil
 }
 
 // session is one River client's life in this process.
@@ -333,23 +332,17 @@ func issueKey(repo string, n int) string { return strings.ToLower(repo) + "#" + 
 // poll lists every repository's issues: those labelled in progress whose
 // job is neither queued nor running are put back to the trigger label; the
 // eligible ones are enqueued, in priority order, as many per repository as
-// max_issues_per_repo allows beside the jobs it already has.
-func (w *Worker) poll(ctx context.Context, s *session) ([]Skip, error) {
-	var (
-		skipped []Skip
-		errs    []error
-	)
+// max_issues_per_repo allows beside the jobs it already has. What it skips
+// and the repositories it could not poll go to the session: one failing
+// repository does not fail the poll.
+func (w *Worker) poll(ctx context.Context, s *session) {
 	for _, repo := range w.opts.Config.Worker.Repositories {
-		sk, err := w.pollRepo(ctx, s, repo)
-		skipped = append(skipped, sk...)
+		skipped, err := w.pollRepo(ctx, s, repo)
+		s.addSkipped(skipped)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %s", repo.Repo, w.clean.clean(err.Error())))
+			s.addError(fmt.Errorf("%s: %s", repo.Repo, w.clean.clean(err.Error())))
 		}
 	}
-	for _, err := range errs {
-		s.addError(err)
-	}
-	return skipped, nil
 }
 
 func (w *Worker) pollRepo(ctx context.Context, s *session, repo config.WorkerRepo) ([]Skip, error) {
