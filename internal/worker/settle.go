@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/tracker"
 	"github.com/baton-cli/baton/internal/tracker/github"
 )
@@ -16,7 +15,8 @@ import (
 // pending in the record for the next recovery.
 func (w *Worker) settle(ctx context.Context, client *github.Client, rec *Record) {
 	n := rec.Issue
-	labels := w.repoLabels(rec.Repo)
+	// The defaults when the repository is no longer configured.
+	labels := w.repoByName(rec.Repo).LabelSet()
 	fail := func(op string, err error) {
 		rec.Errors = append(rec.Errors, op+": "+tracker.Summary(err))
 		w.log.Warn("settle", "run", rec.ID, "op", op, "err", tracker.Summary(err))
@@ -71,17 +71,6 @@ func (w *Worker) settle(ctx context.Context, client *github.Client, rec *Record)
 // for one run: a retried post finds it and does not post twice.
 func commentKey(runID string) string {
 	return "<!-- baton:worker-run " + runID + " -->"
-}
-
-// repoLabels returns the labels of a configured repository (the defaults
-// when it is no longer configured).
-func (w *Worker) repoLabels(repo string) config.WorkerLabels {
-	for _, r := range w.opts.Config.Worker.Repositories {
-		if strings.EqualFold(r.Repo, repo) {
-			return r.LabelSet()
-		}
-	}
-	return config.WorkerRepo{}.LabelSet()
 }
 
 // postComment posts body on issue n. A failed post is retried, but only
