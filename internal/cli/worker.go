@@ -154,20 +154,12 @@ func queueURL(f *Factory, cfg *config.Config) string {
 	return cfg.Worker.Queue.URL
 }
 
-// openQueue opens the worker's queue. The local SQLite queue is this
-// machine's own file and is migrated on the spot; a shared Postgres queue
-// is migrated by `baton worker migrate`.
+// openQueue opens the worker's queue (the local one migrated, see
+// worker.OpenQueueReady) and checks that it answers and is migrated.
 func openQueue(ctx context.Context, f *Factory, cfg *config.Config, lang i18n.Lang) (*worker.Queue, error) {
-	u := queueURL(f, cfg)
-	q, err := worker.OpenQueue(ctx, u, workerDataDir(f), lang)
+	q, err := worker.OpenQueueReady(ctx, queueURL(f, cfg), workerDataDir(f), lang)
 	if err != nil {
 		return nil, err
-	}
-	if u == "" {
-		if err := q.Migrate(ctx, lang); err != nil {
-			q.Close()
-			return nil, err
-		}
 	}
 	if err := q.Check(ctx, lang); err != nil {
 		q.Close()

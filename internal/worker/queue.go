@@ -103,6 +103,23 @@ func OpenQueue(ctx context.Context, rawURL, dataDir string, lang i18n.Lang) (*Qu
 	return &Queue{where: RedactURL(rawURL), pool: pool, db: stdlib.OpenDBFromPool(pool)}, nil
 }
 
+// OpenQueueReady opens the queue as OpenQueue does and, when it is the local
+// SQLite file (this machine's own), migrates it on the spot; a shared
+// Postgres queue is migrated by `baton worker migrate`.
+func OpenQueueReady(ctx context.Context, rawURL, dataDir string, lang i18n.Lang) (*Queue, error) {
+	q, err := OpenQueue(ctx, rawURL, dataDir, lang)
+	if err != nil {
+		return nil, err
+	}
+	if q.SQLite() {
+		if err := q.Migrate(ctx, lang); err != nil {
+			q.Close()
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
 // Where names the queue's database, password redacted.
 func (q *Queue) Where() string { return q.where }
 

@@ -209,12 +209,8 @@ func (w *Worker) queue(ctx context.Context) (*Queue, func(), error) {
 	if w.opts.Queue != nil {
 		return w.opts.Queue, func() {}, nil
 	}
-	q, err := OpenQueue(ctx, "", w.opts.DataDir, w.opts.Lang)
+	q, err := OpenQueueReady(ctx, "", w.opts.DataDir, w.opts.Lang)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := q.Migrate(ctx, w.opts.Lang); err != nil {
-		q.Close()
 		return nil, nil, err
 	}
 	return q, q.Close, nil
