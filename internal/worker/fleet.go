@@ -112,6 +112,12 @@ func (s *session) addRun(rec *Record) {
 	s.res.Runs = append(s.res.Runs, rec)
 }
 
+func (s *session) addRecovered(recs []*Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.res.Recovered = append(s.res.Recovered, recs...)
+}
+
 func (s *session) addSkipped(sk []Skip) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -247,10 +253,8 @@ loop:
 		case <-tick.C:
 			if recovered, err := w.Recover(ctx); err != nil {
 				s.addError(err)
-			} else if len(recovered) > 0 {
-				s.mu.Lock()
-				s.res.Recovered = append(s.res.Recovered, recovered...)
-				s.mu.Unlock()
+			} else {
+				s.addRecovered(recovered)
 			}
 			report()
 		}
