@@ -151,7 +151,7 @@ func (s *session) take() *CycleResult {
 type ServeOptions struct {
 	// Once: poll once, work until the queue has no job left, then return.
 	Once bool
-	// Report, when set, gets what happened every interval (and at the end).
+	// Report, when set, gets what happened every interval and at the end.
 	Report func(*CycleResult)
 }
 
@@ -230,7 +230,7 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, q *Queue, so S
 		total.Recovered = append(total.Recovered, res.Recovered...)
 		total.Skipped = append(total.Skipped, res.Skipped...)
 		total.Errors = append(total.Errors, res.Errors...)
-		if so.Report != nil && !so.Once {
+		if so.Report != nil {
 			so.Report(res)
 		}
 	}
@@ -260,9 +260,6 @@ loop:
 		}
 	}
 	report()
-	if so.Once && so.Report != nil {
-		so.Report(&total)
-	}
 	if err := w.store.Prune(); err != nil {
 		total.Errors = append(total.Errors, err.Error())
 	}
