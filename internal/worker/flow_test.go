@@ -676,3 +676,25 @@ func TestFlowClosedMeanwhileIsCancelled(t *testing.T) {
 		t.Errorf("queue = %+v, %v; want the job cancelled", st, err)
 	}
 }
+
+// A cycle whose queue fails before any issue is looked at says why among
+// its errors, as one whose queue cannot be opened does: `baton worker once`
+// prints those.
+func TestCycleQueueFailureIsReported(t *testing.T) {
+	h := newHarness(t)
+	h.addIssue("Add export", "body")
+	opts := h.options(t, "log,pr", "log")
+	q, err := OpenQueueReady(t.Context(), "", t.TempDir(), "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Close() // the queue's database is gone when the cycle starts
+	opts.Queue = q
+	res, err := newWorker(t, opts).Cycle(t.Context(), nil)
+	if err == nil {
+		t.Fatal("Cycle on a closed queue: no error")
+	}
+	if !slices.Contains(res.Errors, err.Error()) {
+		t.Errorf("cycle errors %q; want the failure %q among them", res.Errors, err)
+	}
+}

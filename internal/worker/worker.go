@@ -29,6 +29,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -187,6 +188,11 @@ func (w *Worker) Cycle(ctx context.Context, stop <-chan struct{}) (*CycleResult,
 	res, err := w.Serve(ctx, stop, q, ServeOptions{Once: true})
 	if res == nil {
 		res = &CycleResult{}
+	}
+	// A queue that fails before any issue is looked at is an error of the
+	// cycle, told with the others.
+	if err != nil && !slices.Contains(res.Errors, err.Error()) {
+		res.Errors = append(res.Errors, err.Error())
 	}
 	return res, err
 }
