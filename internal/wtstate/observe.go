@@ -121,11 +121,13 @@ func (s *State) session(e Event) {
 	}
 }
 
-// task decides whether a prompt sets the task: a prompt that says so
-// ("new task: …"), or the first prompt of a chain. Within a chain the task
-// stays until a prompt says otherwise; a session started afresh opens a new
-// chain, whose first request is its task. Before any session event was seen
-// (hooks installed mid-session), the prompt's session opens the chain.
+// task decides whether a prompt sets the task. A worktree has one task
+// until a person replaces it: with a prompt that says so ("new task: …",
+// always), or with the first request of a chain that is plainly new work
+// (IsWork); the task it replaces becomes the previous one. Within a chain
+// the task stays until a prompt says otherwise; a session started afresh
+// opens a new chain. Before any session event was seen (hooks installed
+// mid-session), the prompt's session opens the chain.
 func (s *State) task(e Event) (Task, bool) {
 	r := e.Record
 	prompt := strings.TrimSpace(e.Prompt)
@@ -137,11 +139,9 @@ func (s *State) task(e Event) (Task, bool) {
 		t.Text, t.By = textcut.Chars(redact.Redact(text), MaxTask), ByExplicit
 		return t, true
 	}
-	// A slash command (/compact, /clear, …) is not a request of work.
-	if prompt == "" || strings.HasPrefix(prompt, "/") {
-		return Task{}, false
-	}
-	if s.Task != nil && s.Task.Chain == t.Chain {
+	// Greetings, acknowledgements, "go on", questions and slash commands
+	// never set the task; plain new work sets it once a chain.
+	if !IsWork(prompt) || s.Task != nil && s.Task.Chain == t.Chain {
 		return Task{}, false
 	}
 	t.Text, t.By = textcut.Chars(redact.Redact(prompt), MaxTask), ByPrompt

@@ -106,8 +106,28 @@ func TestTaskSurvivesTheChain(t *testing.T) {
 		}, "write the tokenizer", ""},
 		{"capped", []step{
 			{"SessionStart", "s1", "startup", ""},
-			{"UserPromptSubmit", "s1", "", long},
+			{"UserPromptSubmit", "s1", "", "次のタスク：" + long},
 		}, strings.Repeat("あ", MaxTask-1) + "…", ""},
+		{"a greeting in a fresh session keeps the task", []step{
+			{"SessionStart", "s1", "startup", ""},
+			{"UserPromptSubmit", "s1", "", "write the tokenizer"},
+			{"SessionEnd", "s1", "", ""},
+			{"SessionStart", "s2", "startup", ""},
+			{"UserPromptSubmit", "s2", "", "hello"},
+			{"UserPromptSubmit", "s2", "", "which port did we pick for the server?"},
+			{"SessionEnd", "s2", "", ""},
+			{"SessionStart", "s2", "resume", ""},
+			{"UserPromptSubmit", "s2", "", "go on"},
+		}, "write the tokenizer", ""},
+		{"new work after a greeting replaces it once", []step{
+			{"SessionStart", "s1", "startup", ""},
+			{"UserPromptSubmit", "s1", "", "write the tokenizer"},
+			{"SessionEnd", "s1", "", ""},
+			{"SessionStart", "s2", "startup", ""},
+			{"UserPromptSubmit", "s2", "", "こんにちは"},
+			{"UserPromptSubmit", "s2", "", "CSVエクスポート機能を作って、日付の範囲で絞り込めるようにして"},
+			{"UserPromptSubmit", "s2", "", "add a test for the empty range"},
+		}, "CSVエクスポート機能を作って、日付の範囲で絞り込めるようにして", "write the tokenizer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -432,5 +452,127 @@ func TestRecordsCutKeepsWholeWindow(t *testing.T) {
 	}
 	if want := KeepRecords / size; len(recs) != want {
 		t.Errorf("%d records kept after the cut; want the newest %d (%d bytes)", len(recs), want, KeepRecords)
+	}
+}
+
+// prompt is one row of testdata/opening_prompts*.tsv.
+type prompt struct {
+	file, label, lang, text string
+}
+
+func readPrompts(t testing.TB, names ...string) []prompt {
+	t.Helper()
+	var out []prompt
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			f := strings.Split(line, "\t")
+			if len(f) != 3 {
+				t.Fatalf("%s: %q: want 3 tab-separated columns", name, line)
+			}
+			out = append(out, prompt{name, f[0], f[1], f[2]})
+		}
+	}
+	return out
+}
+
+// TestOpeningPrompts runs each opening prompt of the fixed list (and of
+// baton's own) as the first prompt of a fresh session in a worktree whose
+// task was set before, and in one that has none yet: a chat prompt never
+// becomes the task, an explicit one always does, work is recognised as new
+// work and names the task before it.
+func TestOpeningPrompts(t *testing.T) {
+	const earlier = "Write the tokenizer for the query language"
+	prompts := readPrompts(t, "opening_prompts.tsv", "opening_prompts_more.tsv")
+	type tally struct{ total, task int }
+	counts := map[string]*tally{}
+	for _, p := range prompts {
+		key := p.file + " " + p.label
+		if counts[key] == nil {
+			counts[key] = &tally{}
+		}
+		c := counts[key]
+		c.total++
+		want := p.text
+		if text, ok := NewTask(p.text); ok {
+			want = text
+		}
+		for _, before := range []bool{true, false} {
+			d := Dir(t.TempDir())
+			var steps []step
+			if before {
+				steps = []step{
+					{"SessionStart", "s1", "startup", ""},
+					{"UserPromptSubmit", "s1", "", "new task: " + earlier},
+					{"SessionEnd", "s1", "", ""},
+				}
+			}
+			run(t, d, append(steps, step{"SessionStart", "s2", "startup", ""}, step{"UserPromptSubmit", "s2", "", p.text}))
+			s, err := d.Read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			became := s.Task != nil && s.Task.Session == "s2"
+			if before {
+				if became {
+					c.task++
+				}
+				switch {
+				case became && (s.Task.Text != want || s.Previous == nil || s.Previous.Text != earlier):
+					t.Errorf("%s %q: task %+v, previous %+v; want %q, previous %q", key, p.text, s.Task, s.Previous, want, earlier)
+				case !became && (s.Task == nil || s.Task.Text != earlier):
+					t.Errorf("%s %q: task %+v; want the earlier one kept", key, p.text, s.Task)
+				}
+			}
+			switch {
+			case p.label == "chat" && became:
+				t.Errorf("%s %q became the task (task before it: %v)", key, p.text, before)
+			case p.label == "explicit" && !became:
+				t.Errorf("%s %q did not become the task (task before it: %v)", key, p.text, before)
+			case p.label == "work" && !became:
+				t.Logf("%s %q not recognised as new work (task before it: %v)", key, p.text, before)
+			}
+		}
+	}
+	for key, c := range counts {
+		t.Logf("%s: %d of %d became the task", key, c.task, c.total)
+	}
+	if c := counts["opening_prompts.tsv work"]; c == nil || c.task < workRecognised {
+		t.Errorf("work prompts recognised: %+v; want at least %d", c, workRecognised)
+	}
+}
+
+// workRecognised is how many of opening_prompts.tsv's 18 work prompts
+// IsWork recognises; a change that recognises fewer fails.
+const workRecognised = 18
+
+func FuzzIsWork(f *testing.F) {
+	for _, s := range []string{"hello", "Add a /health endpoint", "ログイン画面を直して", "/compact fix it", "can you set up CI?"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		work := IsWork(p)
+		if strings.HasPrefix(strings.TrimSpace(p), "/") && work {
+			t.Errorf("IsWork(%q) = true; want a slash command never work", p)
+		}
+		if IsWork(p) != work {
+			t.Errorf("IsWork(%q) changed between calls", p)
+		}
+	})
+}
+
+// BenchmarkIsWork measures the rule on the fixed list's prompts, as the
+// prompt hook runs it.
+func BenchmarkIsWork(b *testing.B) {
+	prompts := readPrompts(b, "opening_prompts.tsv")
+	b.ResetTimer()
+	for i := range b.N {
+		IsWork(prompts[i%len(prompts)].text)
 	}
 }
