@@ -30,8 +30,8 @@ func NewCmdArchive(f *Factory, runF func(context.Context, *ArchiveOptions) error
 		Long: "Copies the transcripts of every worktree into the state folder's archive/transcripts/\n" +
 			"(<project key>/<session>.jsonl.gz), so that Claude Code's cleanup of old transcripts\n" +
 			"(30 days by default) loses nothing; search and usage read the copies. Only new or changed\n" +
-			"transcripts are copied, each replaced atomically. With `archive.transcripts: true` in the\n" +
-			"config it runs at every session end, in the background.",
+			"transcripts are copied, each replaced atomically. It also runs at every session end, in the\n" +
+			"background, unless the config says `archive.transcripts: false`.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

@@ -16,7 +16,9 @@ import (
 
 	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/tracker"
 )
@@ -151,6 +153,9 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	}
 
 	add(logCheck(f, dir, lang))
+	if repoErr == nil {
+		add(archiveCheck(f, repo, dir, cfg, lang))
+	}
 
 	switch {
 	case f.Getenv("GH_TOKEN") != "":
@@ -205,6 +210,40 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		return errSilent
 	}
 	return nil
+}
+
+var (
+	msgDrArchive      = i18n.Msg{JA: "トランスクリプトはセッション終了ごとに %s に保存されます（Claude Code は %d 日より古いものを削除します）", EN: "transcripts are archived at every session end in %s (Claude Code deletes those older than %d days)"}
+	msgDrArchiveOff   = i18n.Msg{JA: "archive.transcripts がオフです。Claude Code は %d 日より古いトランスクリプトを削除し、baton の検索・使用量・決定の取り込みからも消えます。オンにするか `baton archive` を実行してください", EN: "archive.transcripts is off: Claude Code deletes transcripts older than %d days, and search, usage and decision capture lose them; turn it on or run `baton archive`"}
+	msgDrArchiveStale = i18n.Msg{JA: "%d 件のトランスクリプト（最古 %s）が保存されないまま、Claude Code の削除（%d 日）が近づいています。`baton archive` を実行してください", EN: "%d transcripts (the oldest from %s) are not archived and near Claude Code's cleanup (%d days): run `baton archive`"}
+	msgDrArchiveNone  = i18n.Msg{JA: "Claude Code の cleanupPeriodDays が %d です（%s）。トランスクリプトはすぐに削除されます", EN: "Claude Code's cleanupPeriodDays is %d (%s): transcripts are deleted almost at once"}
+)
+
+// archiveWarnAhead is how long before Claude Code's cleanup a transcript
+// with no copy in the archive is worth a warning.
+const archiveWarnAhead = 7 * 24 * time.Hour
+
+// archiveCheck tells whether Claude Code's cleanup of old transcripts
+// (cleanupPeriodDays) would delete something baton keeps no copy of.
+func archiveCheck(f *Factory, repo gitrepo.Repo, dir state.Dir, cfg *config.Config, lang i18n.Lang) (string, string, string) {
+	home := f.Getenv("HOME")
+	days, from := claudecode.CleanupPeriodDays(home, repo.Worktree)
+	if days <= 0 {
+		return "archive", checkWarn, msgDrArchiveNone.Format(lang, days, from)
+	}
+	if !cfg.ArchiveTranscripts() {
+		return "archive", checkWarn, msgDrArchiveOff.Format(lang, days)
+	}
+	dest := index.ArchiveDir(dir)
+	cutoff := f.Now().Add(-time.Duration(days)*24*time.Hour + archiveWarnAhead)
+	n, oldest, err := index.Unarchived(index.TranscriptDirs(home, index.Worktrees(repo)), dest, cutoff)
+	switch {
+	case err != nil:
+		return "archive", checkWarn, err.Error()
+	case n > 0:
+		return "archive", checkWarn, msgDrArchiveStale.Format(lang, n, oldest.Local().Format("2006-01-02"), days)
+	}
+	return "archive", checkOK, msgDrArchive.Format(lang, displayRel(dest, repo.Worktree), days)
 }
 
 func mark(status string) string {

@@ -126,3 +126,30 @@ func TestLoadErrorNamesTheFileThatCounts(t *testing.T) {
 		t.Errorf("error = %v; want the repository file's line 3", err)
 	}
 }
+
+func TestArchiveTranscriptsDefaultsOn(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, yaml string
+		want       bool
+	}{
+		{name: "unset", yaml: "lang: en\n", want: true},
+		{name: "on", yaml: "archive:\n  transcripts: true\n", want: true},
+		{name: "off", yaml: "archive:\n  transcripts: false\n", want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name+".yaml")
+			if err := os.WriteFile(path, []byte(tt.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.ArchiveTranscripts(); got != tt.want {
+				t.Errorf("ArchiveTranscripts() = %v; want %v", got, tt.want)
+			}
+		})
+	}
+}

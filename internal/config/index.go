@@ -6,14 +6,16 @@ package config
 // transcripts loses nothing.
 type Archive struct {
 	// Transcripts runs the archive at every session end, in a detached
-	// process started by the hook (default false).
+	// process started by the hook (default true: a person who installs
+	// baton so that nothing is lost should not lose a month-old session to
+	// Claude Code's cleanup).
 	Transcripts *bool `yaml:"transcripts"`
 }
 
 // ArchiveTranscripts reports whether transcripts are archived at every
-// session end.
+// session end: unless the configuration turns it off.
 func (c *Config) ArchiveTranscripts() bool {
-	return c.Archive.Transcripts != nil && *c.Archive.Transcripts
+	return c.Archive.Transcripts == nil || *c.Archive.Transcripts
 }
 
 func (a *Archive) validate() error { return nil }

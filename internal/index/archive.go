@@ -147,3 +147,42 @@ func upToDate(to string, fi fs.FileInfo) bool {
 	size, ok := strings.CutPrefix(zr.Header.Comment, archiveComment)
 	return ok && size == strconv.FormatInt(fi.Size(), 10) && zr.Header.ModTime.Unix() == fi.ModTime().Truncate(time.Second).Unix()
 }
+
+// Unarchived counts the transcripts under dirs last written before cutoff
+// whose copy in dest is missing or stale: the ones Claude Code's cleanup is
+// about to delete with nothing kept. oldest is the earliest time among them.
+func Unarchived(dirs []string, dest string, cutoff time.Time) (n int, oldest time.Time, err error) {
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if !d.Type().IsRegular() || !strings.HasSuffix(path, ".jsonl") {
+				return nil
+			}
+			fi, err := d.Info()
+			if err != nil || !fi.ModTime().Before(cutoff) {
+				return nil
+			}
+			rel, err := filepath.Rel(dir, path)
+			if err != nil {
+				return err
+			}
+			if upToDate(filepath.Join(dest, filepath.Base(dir), rel+".gz"), fi) {
+				return nil
+			}
+			n++
+			if oldest.IsZero() || fi.ModTime().Before(oldest) {
+				oldest = fi.ModTime()
+			}
+			return nil
+		})
+		if err != nil {
+			return n, oldest, fmt.Errorf("look for unarchived transcripts: %w", err)
+		}
+	}
+	return n, oldest, nil
+}

@@ -428,6 +428,42 @@ func TestArchiveTranscripts(t *testing.T) {
 	}
 }
 
+// Unarchived counts the old transcripts with no copy, or a copy made before
+// the transcript last changed, and none of the recent ones.
+func TestUnarchived(t *testing.T) {
+	f := newFixture(t)
+	dest := ArchiveDir(f.state)
+	now := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	write := func(name string, age time.Duration) string {
+		p := filepath.Join(f.transcripts, name)
+		if err := os.WriteFile(p, []byte(msgLine("user", "2026-09-01T10:00:00.000Z", name)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("kept.jsonl", 40*24*time.Hour)
+	changed := write("changed.jsonl", 30*24*time.Hour)
+	if _, err := ArchiveTranscripts(context.Background(), []string{f.transcripts}, dest); err != nil {
+		t.Fatal(err)
+	}
+	// Written again after its copy, with the same old time and another size.
+	os.WriteFile(changed, []byte(msgLine("user", "2026-09-01T10:00:00.000Z", "longer than before")+"\n"), 0o644)
+	os.Chtimes(changed, now.Add(-30*24*time.Hour), now.Add(-30*24*time.Hour))
+	write("old.jsonl", 25*24*time.Hour)
+	write("recent.jsonl", 2*24*time.Hour)
+
+	n, oldest, err := Unarchived([]string{f.transcripts, filepath.Join(f.transcripts, "missing")}, dest, now.Add(-23*24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := now.Add(-30 * 24 * time.Hour); n != 2 || !oldest.Equal(want) {
+		t.Errorf("Unarchived = %d, oldest %v; want 2 (changed, old), oldest %v", n, oldest, want)
+	}
+}
+
 // Many matches are all ranked, counted and paged: the best comes first
 // even when it is the oldest, equal ones newest first, and Newest orders by
 // time.
