@@ -116,14 +116,22 @@ const LeftoverWait = 30 * time.Second
 
 // waitForLeftovers waits until no process has env (an exact KEY=VALUE
 // entry) in its environment, polling /proc, and kills those still there
-// after wait.
+// after wait. "None" must be seen on two polls in a row: a process in the
+// middle of an exec shows an empty environment for a moment (the kernel
+// has given it its new memory but not yet written the environment there),
+// so one poll can miss it.
 func waitForLeftovers(t testing.TB, env string, wait time.Duration) {
 	deadline := time.Now().Add(wait)
-	for {
+	for none := 0; ; {
 		pids := processesWithEnv(env)
 		if len(pids) == 0 {
-			return
+			if none++; none == 2 {
+				return
+			}
+			time.Sleep(leftoverPoll)
+			continue
 		}
+		none = 0
 		if time.Now().After(deadline) {
 			for _, pid := range pids {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -131,12 +139,16 @@ func waitForLeftovers(t testing.TB, env string, wait time.Duration) {
 			t.Logf("killed processes still running %v after the test: %v", wait, pids)
 			return
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(leftoverPoll)
 	}
 }
 
+// leftoverPoll is how often waitForLeftovers looks at /proc.
+const leftoverPoll = 50 * time.Millisecond
+
 // processesWithEnv returns the processes whose environment holds env. It
-// reads /proc and returns nothing where there is none.
+// reads /proc and returns nothing where there is none. A process that is
+// exec'ing can be missing from one answer (see waitForLeftovers).
 func processesWithEnv(env string) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {

@@ -20,7 +20,10 @@ func TestWaitForLeftoversKillsWhatOutlivesTheTest(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	if pids := processesWithEnv(env); !slices.Contains(pids, cmd.Process.Pid) {
+	// Start returns once the exec has begun, when the child's environment
+	// may not be readable yet: wait for it to show, with a deadline.
+	pids := waitForPid(env, cmd.Process.Pid, 10*time.Second)
+	if !slices.Contains(pids, cmd.Process.Pid) {
 		t.Fatalf("processesWithEnv(%q) = %v; want it to hold %d", env, pids, cmd.Process.Pid)
 	}
 	if pids := processesWithEnv(env + "x"); slices.Contains(pids, cmd.Process.Pid) {
@@ -36,6 +39,19 @@ func TestWaitForLeftoversKillsWhatOutlivesTheTest(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the leftover process is still running")
+	}
+}
+
+// waitForPid polls processesWithEnv(env) until it holds pid or wait
+// passes, and returns its last answer.
+func waitForPid(env string, pid int, wait time.Duration) []int {
+	deadline := time.Now().Add(wait)
+	for {
+		pids := processesWithEnv(env)
+		if slices.Contains(pids, pid) || time.Now().After(deadline) {
+			return pids
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
