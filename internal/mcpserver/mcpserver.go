@@ -9,14 +9,9 @@
 package mcpserver
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -111,158 +106,12 @@ func add[In any](s *mcp.Server, name, description string, fn func(context.Contex
 }
 
 // Serve runs the server over in and out (newline-delimited JSON-RPC, as on
-// stdio) until the client closes in or ctx ends.
+// stdio) until the client closes in or ctx ends. Malformed input is
+// answered with JSON-RPC errors and does not end it (see stdioTransport).
 func Serve(ctx context.Context, p *recall.Puller, version string, in io.Reader, out io.Writer) error {
-	d := newDrain(in, out)
-	t := &mcp.IOTransport{Reader: io.NopCloser(d), Writer: nopCloser{d.writer()}}
+	t := &stdioTransport{in: in, out: out, max: MaxMessage}
 	if err := New(p, version).Run(ctx, t); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp server: %w", err)
 	}
 	return nil
-}
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
-
-// drainWait bounds how long the end of input waits for the answers to the
-// requests read before it.
-const drainWait = time.Minute
-
-// drain holds back the end of the input until every request read before it
-// is answered. The SDK closes the connection at end of input, dropping the
-// answers still being made, so `printf '<requests>' | baton mcp` would print
-// nothing. Messages are newline-delimited JSON-RPC; drain reads their ids
-// going in and coming out, and passes the bytes on unchanged.
-type drain struct {
-	in  *bufio.Reader
-	out io.Writer
-	buf []byte // the rest of the line being handed out
-
-	mu      sync.Mutex
-	pending map[string]bool // ids of requests not yet answered
-	idle    chan struct{}   // closed when pending becomes empty; nil while it is
-	partial []byte          // an outgoing message not yet ended by a newline
-}
-
-func newDrain(in io.Reader, out io.Writer) *drain {
-	return &drain{in: bufio.NewReader(in), out: out, pending: map[string]bool{}}
-}
-
-// Read hands out the input a line at a time, noting each request's id
-// before the server sees it. At end of input it waits until the pending
-// requests are answered (or drainWait passes), then reports the end.
-func (d *drain) Read(p []byte) (int, error) {
-	if len(d.buf) == 0 {
-		line, err := d.in.ReadBytes('\n')
-		if len(line) > 0 {
-			d.note(line, true)
-			d.buf = line
-		} else if err != nil {
-			if err == io.EOF {
-				d.wait()
-			}
-			return 0, err
-		}
-	}
-	n := copy(p, d.buf)
-	d.buf = d.buf[n:]
-	return n, nil
-}
-
-// writer is the output side: bytes go to out as they are, and each answer
-// written clears its request.
-func (d *drain) writer() io.Writer { return drainWriter{d} }
-
-type drainWriter struct{ d *drain }
-
-func (w drainWriter) Write(p []byte) (int, error) {
-	n, err := w.d.out.Write(p)
-	w.d.mu.Lock()
-	w.d.partial = append(w.d.partial, p[:n]...)
-	var lines [][]byte
-	for {
-		i := bytes.IndexByte(w.d.partial, '\n')
-		if i < 0 {
-			break
-		}
-		lines = append(lines, w.d.partial[:i])
-		w.d.partial = w.d.partial[i+1:]
-	}
-	w.d.mu.Unlock()
-	for _, l := range lines {
-		w.d.note(l, false)
-	}
-	return n, err
-}
-
-// rpcMessage holds what tells JSON-RPC messages apart.
-type rpcMessage struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-}
-
-// note records the requests of an incoming line (request) or clears the
-// answers of an outgoing one. A line may hold one message or a batch.
-func (d *drain) note(line []byte, request bool) {
-	line = bytes.TrimSpace(line)
-	var msgs []rpcMessage
-	if len(line) > 0 && line[0] == '[' {
-		if json.Unmarshal(line, &msgs) != nil {
-			return
-		}
-	} else {
-		var m rpcMessage
-		if json.Unmarshal(line, &m) != nil {
-			return
-		}
-		msgs = []rpcMessage{m}
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, m := range msgs {
-		if len(m.ID) == 0 || string(m.ID) == "null" {
-			continue // a notification
-		}
-		id := idKey(m.ID)
-		switch {
-		case request && m.Method != "":
-			d.pending[id] = true
-			if d.idle == nil {
-				d.idle = make(chan struct{})
-			}
-		case !request && m.Method == "" && d.pending[id]:
-			delete(d.pending, id)
-			if len(d.pending) == 0 && d.idle != nil {
-				close(d.idle)
-				d.idle = nil
-			}
-		}
-	}
-}
-
-// wait returns when no request is pending, or after drainWait.
-func (d *drain) wait() {
-	d.mu.Lock()
-	idle := d.idle
-	d.mu.Unlock()
-	if idle == nil {
-		return
-	}
-	t := time.NewTimer(drainWait)
-	defer t.Stop()
-	select {
-	case <-idle:
-	case <-t.C:
-	}
-}
-
-// idKey is an id as a map key: the same number or string however it is
-// spelled.
-func idKey(raw json.RawMessage) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
-	}
-	return fmt.Sprintf("%T:%v", v, v)
 }

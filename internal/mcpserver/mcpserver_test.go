@@ -39,7 +39,7 @@ func connect(t *testing.T, p *recall.Puller) *mcp.ClientSession {
 	return cs
 }
 
-func seeded(t *testing.T) *recall.Puller {
+func seeded(t testing.TB) *recall.Puller {
 	t.Helper()
 	d := state.Dir{Root: t.TempDir()}
 	j := journal.Open(d.Root, journal.Options{})
