@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/baton-cli/baton/internal/cmdenv"
@@ -11,6 +12,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/resume"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 // Providers are the session-start providers: one briefing, assembled once
@@ -64,8 +66,11 @@ func briefing(f *cmdenv.Factory) hook.Provider {
 			return "", fmt.Errorf("briefing: %w", err)
 		}
 		text := br.Text
-		if text == "" || s.JournalErr != nil {
+		if text == "" && !br.Held || s.JournalErr != nil {
 			text = strings.TrimSpace(text + "\n\n" + statusLine(s))
+		}
+		if err := tell(s, br); err != nil {
+			return text, err
 		}
 		if br.DailyDue != "" {
 			if err := startContextJob(f, s.Where.Cwd, "daily", "--date", br.DailyDue, "--route", s.Config.ContextRoute()); err != nil {
@@ -74,6 +79,24 @@ func briefing(f *cmdenv.Factory) hook.Provider {
 		}
 		return text, nil
 	})
+}
+
+// tell records in the worktree's state what the briefing in the starting
+// session's conversation holds now, so that a later start of the same
+// conversation adds only what changed (see resume.Brief.Held).
+func tell(s *hook.Start, br *resume.Brief) error {
+	if br.Told == nil || s.Payload == nil || s.Payload.SessionID == "" {
+		return nil
+	}
+	if ss := br.Sessions; br.Held && ss != nil {
+		if cur := ss.Session(s.Payload.SessionID); cur != nil && slices.Equal(cur.Told.Facts, br.Told.Facts) {
+			return nil
+		}
+	}
+	if err := wtstate.Dir(s.State.WorktreeDir(s.Where.Worktree)).SetTold(s.Payload.SessionID, br.Told); err != nil {
+		return fmt.Errorf("record the briefing given: %w", err)
+	}
+	return nil
 }
 
 // briefOptions are the options of the briefing a session start gets; the

@@ -62,6 +62,12 @@ type Brief struct {
 	recall.Assembly
 	// DailyDue: see recall.Pushed.
 	DailyDue string
+	// Held is set when the session's conversation holds a briefing
+	// already: Text is only what changed since, or "" when nothing did.
+	// Told is what the conversation's briefing holds once Text is given,
+	// for the session's state; nil when Text is no briefing.
+	Held bool
+	Told *wtstate.Told
 }
 
 // BuildBrief assembles the briefing: the restart case and the task first (always
@@ -112,6 +118,16 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		br.DailyDue, older = l.DailyDue, l.Older
 		items = append(items, l.Items...)
 	}
+	var told *wtstate.Told
+	if ss := st.Session(o.Session); ss != nil {
+		told = ss.Told
+	}
+	if h := held(br.Case, told, b.workedAt); h != nil {
+		br.Held = true
+		br.Text = br.since(h, items, o)
+		br.Told = &wtstate.Told{At: h.At, Facts: br.facts(items)}
+		return br, nil
+	}
 	head, worth := br.head(o)
 	if len(items) == 0 && older == 0 && !worth {
 		return br, nil
@@ -141,6 +157,7 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 	}
 	br.Assembly = recall.Assemble(items, lay, o.Budget)
 	br.Text = br.Assembly.Text
+	br.Told = &wtstate.Told{At: o.Now, Facts: br.facts(items)}
 	return br, nil
 }
 
@@ -302,15 +319,7 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 	if len(b.Failing) > 0 {
 		lines := []string{msgNowFailing.In(lang)}
 		for _, f := range b.Failing {
-			exit := "?"
-			if f.Exit != nil {
-				exit = strconv.Itoa(*f.Exit)
-			}
-			line := msgNowFailLine.Format(lang, textcut.OneLine(f.Cmd), exit, Ago(b.At.Sub(f.At), lang))
-			if f.Error != "" {
-				line += "\n  " + strings.ReplaceAll(textcut.Chars(f.Error, 300), "\n", "\n  ")
-			}
-			lines = append(lines, line)
+			lines = append(lines, b.failLine(f, lang))
 		}
 		out = append(out, strings.Join(lines, "\n"))
 	}
@@ -368,6 +377,20 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 		out = append(out, msgNowCommands.In(lang)+"\n"+strings.Join(bulleted(cmds), "\n"))
 	}
 	return out
+}
+
+// failLine shows a failing command: its command line, exit status and age,
+// then its first error lines.
+func (b *Briefing) failLine(f Failure, lang i18n.Lang) string {
+	exit := "?"
+	if f.Exit != nil {
+		exit = strconv.Itoa(*f.Exit)
+	}
+	line := msgNowFailLine.Format(lang, textcut.OneLine(f.Cmd), exit, Ago(b.At.Sub(f.At), lang))
+	if f.Error != "" {
+		line += "\n  " + strings.ReplaceAll(textcut.Chars(f.Error, 300), "\n", "\n  ")
+	}
+	return line
 }
 
 // shortMessage is the length up to which the agent's last message is shown

@@ -142,8 +142,11 @@ type Briefing struct {
 	Sessions *wtstate.State
 
 	lastSession string
-	chainTask   *wtstate.Task
-	fileTask    string // current.md's task, whatever its status
+	// workedAt is the starting session's newest prompt, tool call or
+	// answer.
+	workedAt  time.Time
+	chainTask *wtstate.Task
+	fileTask  string // current.md's task, whatever its status
 
 	Worktree, Branch string
 	At               time.Time // when the briefing was made
@@ -189,6 +192,7 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 	}
 	b.fromJournal(recs, o)
 	b.fromRecords(all)
+	b.workedAt = workedAt(all, o.Session)
 	st, err := wt.Read()
 	if err != nil {
 		return nil, err

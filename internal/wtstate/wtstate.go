@@ -259,6 +259,35 @@ type Session struct {
 	// that started then, the sessions it found so.
 	Crashed    bool     `json:"crashed,omitempty"`
 	AfterCrash []string `json:"after_crash,omitempty"`
+	// Told is what baton's briefing in the session's conversation holds;
+	// nil when no start of the session was given one.
+	Told *Told `json:"told,omitempty"`
+}
+
+// Told is what the briefing a session's conversation holds says: set when
+// a start gives the full briefing, its facts brought up to date by what a
+// later start of the same conversation adds to it, replaced when a
+// compaction takes it out of the conversation.
+type Told struct {
+	// At is when the full briefing was given.
+	At time.Time `json:"at"`
+	// Facts are the briefing's facts as its writer keys them (package
+	// resume), so a later start tells only what changed.
+	Facts []string `json:"facts,omitempty"`
+}
+
+// SetTold records what the briefing in session's conversation holds. A
+// session not in the state yet (its start was not observed) gets an entry.
+func (d Dir) SetTold(session string, t *Told) error {
+	return d.Update(func(s *State) bool {
+		ss := s.Session(session)
+		if ss == nil {
+			s.Sessions = append(s.Sessions, Session{ID: session, Started: t.At})
+			ss = &s.Sessions[len(s.Sessions)-1]
+		}
+		ss.Told = t
+		return true
+	})
 }
 
 // MaxMessage is the most characters of the agent's last answer kept.

@@ -1,0 +1,184 @@
+package resume
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/recall"
+	"github.com/baton-cli/baton/internal/textcut"
+	"github.com/baton-cli/baton/internal/wtstate"
+)
+
+// One briefing per conversation. Claude Code restores a resumed
+// conversation whole, the briefings baton gave in it included, and a
+// compaction keeps the messages since the agent's last answer verbatim
+// (2.1.328: the compact boundary's preserved segment), so the briefing a
+// start gave just before a /compact, with no prompt, tool call or answer
+// since, is still there after it. A start whose conversation holds a
+// briefing gets only what changed since it (BuildBrief); state.json keeps,
+// per session, what that briefing holds (wtstate.Told).
+
+// held returns what the briefing in the starting session's conversation
+// holds, or nil when it holds none: a resumed conversation keeps its
+// briefing until a compaction replaces it; a compaction keeps it only when
+// the session did no work since it was given (workedAt is the session's
+// newest prompt, tool call or answer).
+func held(c recall.Case, told *wtstate.Told, workedAt time.Time) *wtstate.Told {
+	switch {
+	case told == nil:
+		return nil
+	case c == recall.CaseResume:
+		return told
+	case c == recall.CaseCompact && !workedAt.After(told.At):
+		return told
+	}
+	return nil
+}
+
+// workedAt is the time of session's newest prompt, tool call or answer
+// among recs; zero when there is none.
+func workedAt(recs []journal.Record, session string) time.Time {
+	var t time.Time
+	if session == "" {
+		return t
+	}
+	for i := range recs {
+		r := &recs[i]
+		if r.Session != session {
+			continue
+		}
+		switch r.Event {
+		case "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop":
+			if r.TS.After(t) {
+				t = r.TS
+			}
+		}
+	}
+	return t
+}
+
+// Keys of the facts a briefing holds. A failing command is kept as it is
+// shown, so a later start can say it works now.
+const (
+	factTask     = "task "
+	factNext     = "next "
+	factDecision = "decision "
+	factFailing  = "failing "
+)
+
+func factOf(kind, text string) string {
+	if kind == factFailing {
+		return kind + textcut.Chars(textcut.OneLine(text), 200)
+	}
+	h := sha256.Sum256([]byte(text))
+	return kind + hex.EncodeToString(h[:8])
+}
+
+// facts are the keys of what a briefing of br with the decisions among
+// items holds.
+func (br *Brief) facts(items []recall.Item) []string {
+	b := br.Briefing
+	var out []string
+	if b.Task != "" {
+		out = append(out, factOf(factTask, b.Task))
+	}
+	if s := nextStep(b.LastMessage); s != "" {
+		out = append(out, factOf(factNext, s))
+	}
+	for _, it := range items {
+		if it.Layer == recall.L3 {
+			out = append(out, factOf(factDecision, it.Text))
+		}
+	}
+	for _, f := range b.Failing {
+		out = append(out, factOf(factFailing, f.Cmd))
+	}
+	return out
+}
+
+var (
+	msgSinceTitle   = i18n.Msg{JA: "## baton: この会話の前のブリーフィングからの変化（ブランチ %s）", EN: "## baton: what changed since the briefing earlier in this conversation (branch %s)"}
+	msgSinceResume  = i18n.Msg{JA: "セッションが再開されました（--continue / --resume）。この会話にある baton のブリーフィングは今も有効です。その後の変化:", EN: "The session was resumed (--continue or --resume). baton's briefing earlier in this conversation still holds; since then:"}
+	msgSinceManual  = i18n.Msg{JA: "会話が /compact で圧縮されました。直前の baton のブリーフィングは圧縮後も残っていて、今も有効です。", EN: "The conversation was compacted with /compact; baton's briefing just before it was kept and still holds."}
+	msgSinceAuto    = i18n.Msg{JA: "会話がコンテキストの上限に達して自動で圧縮されました。直前の baton のブリーフィングは圧縮後も残っていて、今も有効です。", EN: "The conversation reached the context limit and was compacted automatically; baton's briefing just before it was kept and still holds."}
+	msgSinceCompact = i18n.Msg{JA: "会話が圧縮されました。直前の baton のブリーフィングは圧縮後も残っていて、今も有効です。", EN: "The conversation was compacted; baton's briefing just before it was kept and still holds."}
+	msgSinceTask    = i18n.Msg{JA: "**タスクが変わりました**：%s", EN: "**The task changed**: %s"}
+	msgSinceL3      = i18n.Msg{JA: "### 新しく承認された決定 (L3)", EN: "### Newly approved decisions (L3)"}
+	msgSinceNow     = i18n.Msg{JA: "### 作業の変化", EN: "### Changes in the work"}
+	msgSinceFailing = i18n.Msg{JA: "**新たに失敗したままのコマンド**：", EN: "**Commands failing since**:"}
+	msgSinceFixed   = i18n.Msg{JA: "**もう失敗していないコマンド**：%s", EN: "**No longer failing**: %s"}
+)
+
+// since is the text a start adds to a conversation whose briefing holds
+// h: the task when it changed, decisions approved since, commands failing
+// since and those that work now, and a new next step; "" when nothing
+// changed and the session was resumed. After a compaction that kept the
+// briefing, one line says so.
+func (br *Brief) since(h *wtstate.Told, items []recall.Item, o BriefOptions) string {
+	b, lang := br.Briefing, o.Lang
+	told := map[string]bool{}
+	for _, f := range h.Facts {
+		told[f] = true
+	}
+	var add []recall.Item
+	put := func(tier int, layer recall.Layer, text string) {
+		add = append(add, recall.Item{Layer: layer, Text: text, Priority: recall.TierPriority(tier, len(add))})
+	}
+	if b.Task != "" && !told[factOf(factTask, b.Task)] {
+		put(recall.TierNow, recall.LNow, msgSinceTask.Format(lang, b.Task))
+	}
+	for _, it := range items {
+		if it.Layer == recall.L3 && !told[factOf(factDecision, it.Text)] {
+			put(recall.TierDecisions, recall.L3, it.Text)
+		}
+	}
+	var failing []string
+	now := map[string]bool{}
+	for _, f := range b.Failing {
+		k := factOf(factFailing, f.Cmd)
+		now[k] = true
+		if !told[k] {
+			failing = append(failing, b.failLine(f, lang))
+		}
+	}
+	if len(failing) > 0 {
+		put(recall.TierNow, recall.LNow, msgSinceFailing.In(lang)+"\n"+strings.Join(failing, "\n"))
+	}
+	var fixed []string
+	for _, f := range h.Facts {
+		if cmd, ok := strings.CutPrefix(f, factFailing); ok && !now[f] {
+			fixed = append(fixed, "`"+cmd+"`")
+		}
+	}
+	if len(fixed) > 0 {
+		put(recall.TierNow, recall.LNow, msgSinceFixed.Format(lang, strings.Join(fixed, ", ")))
+	}
+	if s := nextStep(b.LastMessage); s != "" && !told[factOf(factNext, s)] {
+		put(recall.TierNow, recall.LNow, msgNowNextStep.Format(lang, s))
+	}
+	var head string
+	switch {
+	case br.Case == recall.CaseResume && len(add) == 0:
+		return ""
+	case br.Case == recall.CaseResume:
+		head = msgSinceResume.In(lang)
+	case br.Trigger == "manual":
+		head = msgSinceManual.In(lang)
+	case br.Trigger == "auto":
+		head = msgSinceAuto.In(lang)
+	default:
+		head = msgSinceCompact.In(lang)
+	}
+	lay := recall.Layout{
+		Head:     msgSinceTitle.Format(lang, branchOr(b.Branch)) + "\n" + head,
+		Headings: map[recall.Layer]string{recall.L3: msgSinceL3.In(lang), recall.LNow: msgSinceNow.In(lang)},
+		Note:     func(left map[recall.Layer]int) string { return leftNote(left, o) },
+	}
+	a := recall.Assemble(add, lay, o.Budget)
+	br.Assembly = a
+	return a.Text
+}

@@ -1,0 +1,185 @@
+package resume
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-cli/baton/internal/hook"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/recall"
+	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/wtstate"
+)
+
+// TestOneBriefingPerConversation runs starts of one conversation as the
+// hook does (the start observed, the briefing built, what it holds
+// recorded) and checks what each later start adds: a conversation that
+// holds a briefing gets only what changed, or nothing; a compaction that
+// took the briefing out gets the full one again.
+func TestOneBriefingPerConversation(t *testing.T) {
+	exit1, exit0 := 1, 0
+	type step struct {
+		evs      []ev   // observed before the start
+		decision string // approved before the start
+		source   string // the start's source
+		ago      int
+	}
+	tests := []struct {
+		name  string
+		steps []step
+		full  bool     // the last start gives the full briefing
+		want  []string // in the last start's English text
+		not   []string
+		empty bool // the last start adds nothing
+	}{
+		{
+			name: "resume-nothing-changed",
+			steps: []step{
+				{evs: work("s1", 60), source: "startup", ago: 61},
+				{evs: []ev{{20, journal.Record{Event: "SessionEnd", Session: "s1"}, ""}}, source: "resume", ago: 1},
+			},
+			empty: true,
+		},
+		{
+			name: "resume-after-changes",
+			steps: []step{
+				{evs: work("s1", 60), source: "startup", ago: 61, decision: "Tokens carry their byte offsets"},
+				{evs: []ev{
+					{30, journal.Record{Event: "PostToolUse", Session: "s1", Tool: "Bash", Cmd: "go test ./query/", Exit: &exit0}, ""},
+					{29, journal.Record{Event: "PostToolUseFailure", Session: "s1", Tool: "Bash", Cmd: "make release", Exit: &exit1, Error: "missing VERSION"}, ""},
+					{28, journal.Record{Event: "Stop", Session: "s1", Message: "Next I will write VERSION."}, "Next I will write VERSION."},
+					{20, journal.Record{Event: "SessionEnd", Session: "s1"}, ""},
+				}, decision: "Quoted strings keep their quotes", source: "resume", ago: 1},
+			},
+			want: []string{"what changed since the briefing earlier", "The session was resumed", "Quoted strings keep their quotes",
+				"`make release` → exit 1", "missing VERSION", "**No longer failing**: `go test ./query/`", "Next I will write VERSION."},
+			not: []string{"where this worktree stands", "Tokens carry their byte offsets", "Write the tokenizer", "ask whether", "Carry on"},
+		},
+		{
+			name: "compact-right-after-a-resume",
+			steps: []step{
+				{evs: work("s1", 60), source: "startup", ago: 61},
+				{evs: []ev{{20, journal.Record{Event: "SessionEnd", Session: "s1"}, ""}}, source: "resume", ago: 19},
+				{evs: []ev{{10, journal.Record{Event: "SessionEnd", Session: "s1"}, ""}}, source: "resume", ago: 3},
+				{evs: []ev{{2, journal.Record{Event: "PreCompact", Session: "s1", Trigger: "manual"}, ""}}, source: "compact", ago: 1},
+			},
+			full: true,
+			want: []string{"where this worktree stands", "compacted with /compact", "Write the tokenizer"},
+		},
+		{
+			name: "compact-right-after-a-full-briefing",
+			steps: []step{
+				{evs: work("s1", 60), source: "startup", ago: 61},
+				{evs: []ev{{30, journal.Record{Event: "SessionEnd", Session: "s2"}, ""}}, source: "startup", ago: 3},
+				{evs: []ev{{2, journal.Record{Event: "PreCompact", Session: "s2", Trigger: "manual"}, ""}}, source: "compact", ago: 1},
+			},
+			want: []string{"compacted with /compact; baton's briefing just before it was kept and still holds"},
+			not:  []string{"where this worktree stands", "Write the tokenizer"},
+		},
+		{
+			name: "compact-after-work",
+			steps: []step{
+				{evs: work("s1", 60), source: "startup", ago: 61},
+				{evs: []ev{
+					{5, journal.Record{Event: "UserPromptSubmit", Session: "s1", Prompt: "go on"}, ""},
+					{4, journal.Record{Event: "PostToolUse", Session: "s1", Tool: "Edit", File: "/repo/query/lex.go"}, ""},
+					{2, journal.Record{Event: "PreCompact", Session: "s1", Trigger: "auto"}, ""},
+				}, source: "compact", ago: 1},
+			},
+			full: true,
+			want: []string{"where this worktree stands", "compacted automatically", "Write the tokenizer"},
+		},
+		{
+			name: "resume-of-a-conversation-never-briefed",
+			steps: []step{
+				{evs: append(work("s1", 60), ev{20, journal.Record{Event: "SessionEnd", Session: "s1"}, ""}), source: "resume", ago: 1},
+			},
+			full: true,
+			want: []string{"where this worktree stands", "The session was resumed", "Write the tokenizer"},
+		},
+		{
+			name: "startup-is-a-new-conversation",
+			steps: []step{
+				{evs: work("s1", 60), source: "startup", ago: 61},
+				{evs: []ev{{20, journal.Record{Event: "SessionEnd", Session: "s1"}, ""}}, source: "startup", ago: 1},
+			},
+			full: true,
+			want: []string{"where this worktree stands", "A new session started."},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := state.Dir{Root: t.TempDir()}
+			f, err := recall.FilesFor(st, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(f.Dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			var br map[i18n.Lang]*Brief
+			for i, s := range tt.steps {
+				if s.decision != "" {
+					if _, err := recall.AppendDecisions(f, recall.Decision{Date: "2026-05-09", Summary: s.decision, Source: "issue", Issue: 7}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				session := "s1"
+				if i > 0 && tt.name == "compact-right-after-a-full-briefing" {
+					session = "s2"
+				}
+				observe(t, st, append(s.evs, ev{s.ago, journal.Record{Event: "SessionStart", Session: session, Source: s.source}, ""}), nil)
+				br = startBriefs(t, st, session, s.source, at(s.ago))
+			}
+			en := br[i18n.EN]
+			if got := strings.Contains(en.Text, "## baton: where this worktree stands"); got != tt.full {
+				t.Errorf("full briefing: got %v; want %v:\n%s", got, tt.full, en.Text)
+			}
+			if got := en.Text == ""; got != tt.empty {
+				t.Errorf("nothing added: got %v; want %v:\n%s", got, tt.empty, en.Text)
+			}
+			if en.Held == tt.full {
+				t.Errorf("Held = %v with a full briefing %v", en.Held, tt.full)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(en.Text, w) {
+					t.Errorf("text lacks %q:\n%s", w, en.Text)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(en.Text, w) {
+					t.Errorf("text has %q:\n%s", w, en.Text)
+				}
+			}
+			if ja := br[i18n.JA]; (ja.Text == "") != tt.empty || ja.Held != en.Held {
+				t.Errorf("Japanese text (held %v) differs in kind from the English one:\n%s", ja.Held, ja.Text)
+			}
+		})
+	}
+}
+
+// startBriefs builds a start's briefing in both languages and records
+// what the conversation then holds, as the session-start hook does.
+func startBriefs(t *testing.T, st state.Dir, session, source string, when time.Time) map[i18n.Lang]*Brief {
+	t.Helper()
+	o := baseOptions(st.Root)
+	o.Session, o.Now = session, when
+	out := map[i18n.Lang]*Brief{}
+	for _, lang := range []i18n.Lang{i18n.JA, i18n.EN} {
+		br, err := BuildBrief(context.Background(), BriefOptions{Options: o, Source: source, Lang: lang, Budget: hook.MaxContext, Own: true, Layers: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[lang] = br
+	}
+	if told := out[i18n.EN].Told; told != nil {
+		if err := wtstate.Dir(st.WorktreeDir("/repo")).SetTold(session, told); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
