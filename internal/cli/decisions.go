@@ -279,7 +279,7 @@ func printCaptureJSON(f *Factory, out *decision.Outcome, err error, lang i18n.La
 		switch {
 		case errors.Is(err, decision.ErrTranscriptMissing):
 			e.Kind = "transcript-missing"
-		case errors.Is(err, decision.ErrNoIssue):
+		case errors.Is(err, decision.ErrNoIssue), out != nil && out.Ambiguous != nil:
 			e.Kind = "issue-resolution"
 		case errors.Is(err, decision.ErrExtractorParse):
 			e.Kind = "extractor-parse"

@@ -88,9 +88,12 @@ const (
 
 // Outcome is what a capture did.
 type Outcome struct {
-	Status    string         `json:"status"`
-	Issue     int            `json:"issue_number,omitempty"`
-	Tier      string         `json:"tier,omitempty"`
+	Status string `json:"status"`
+	Issue  int    `json:"issue_number,omitempty"`
+	Tier   string `json:"tier,omitempty"`
+	// Ambiguous are the issues in progress to choose from when several
+	// were and nobody chose one.
+	Ambiguous []int          `json:"ambiguous_candidates,omitempty"`
 	Extractor string         `json:"extractor"`
 	Found     []Candidate    `json:"found"`
 	Approved  []UserDecision `json:"approved"`
@@ -187,6 +190,11 @@ func (f *Flow) Run(ctx context.Context) (*Outcome, error) {
 	if err == nil && len(res.Ambiguous) > 0 {
 		var n int
 		n, err = f.UI.ChooseIssue(ctx, res.Ambiguous)
+		if err != nil {
+			// Nobody chose: the candidates go back to the caller, as the
+			// original's resolve-issue answers them, to ask and run again.
+			o.Ambiguous = res.Ambiguous
+		}
 		res = Resolution{Issue: n, Tier: TierOverride}
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package decision
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -344,6 +345,31 @@ func TestAmbiguousIssue(t *testing.T) {
 	o, err := e.flow.Run(context.Background())
 	if err != nil || o.Issue != 2 || len(e.srv.Comments(2)) != 2 {
 		t.Errorf("issue %d, comments on 2: %d, err %v", o.Issue, len(e.srv.Comments(2)), err)
+	}
+	if o.Ambiguous != nil {
+		t.Errorf("ambiguous_candidates after a choice = %v; want none", o.Ambiguous)
+	}
+}
+
+// Nobody to choose (no terminal, --json): the candidates come back, as the
+// original's resolve-issue gives them, and nothing is posted.
+func TestAmbiguousIssueUnchosen(t *testing.T) {
+	e := newFlow(t)
+	e.flow.Close = false
+	e.srv.AddIssue(githubtest.Issue{Title: "other", Labels: []string{DefaultInProgressLabel}})
+	o, err := e.flow.Run(context.Background())
+	if !errors.Is(err, ErrCancelled) {
+		t.Fatalf("err = %v; want cancelled", err)
+	}
+	if !reflect.DeepEqual(o.Ambiguous, []int{1, 2}) || o.Status != StatusNoIssue {
+		t.Errorf("ambiguous_candidates %v, status %q; want [1 2], %q", o.Ambiguous, o.Status, StatusNoIssue)
+	}
+	b, _ := json.Marshal(o)
+	if !strings.Contains(string(b), `"ambiguous_candidates":[1,2]`) {
+		t.Errorf("JSON %s; want ambiguous_candidates [1,2]", b)
+	}
+	if n := len(e.srv.Comments(1)) + len(e.srv.Comments(2)); n != 0 {
+		t.Errorf("%d comments posted; want 0", n)
 	}
 }
 
