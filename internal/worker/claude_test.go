@@ -109,6 +109,15 @@ func TestClaudeResumeThenPullRequest(t *testing.T) {
 		t.Errorf("the resumed session does not carry the first run's conversation")
 	}
 	h.wantLabels(t, n, doneLabels, activeLabels)
+	// The success comment shows both runs' final messages, in order.
+	c := h.workerComments(n)
+	if len(c) != 1 {
+		t.Fatalf("worker comments = %d; want one success comment", len(c))
+	}
+	firstAt, sep, last := strings.Index(c[0].Body, "I will wait for their notification"), strings.Index(c[0].Body, "--- resumed session ---"), strings.Index(c[0].Body, "Finished: the pull request is open.")
+	if firstAt < 0 || sep < firstAt || last < sep {
+		t.Errorf("success comment:\n%s\nwant the first run's message, the resumed-session line, then the resumed run's message", c[0].Body)
+	}
 }
 
 func TestClaudeResumeNoChangeRequired(t *testing.T) {

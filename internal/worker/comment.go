@@ -162,14 +162,16 @@ type success struct {
 	Resumed     bool
 	RescuedFrom string
 	RescueNote  string
-	// Final is the agent's final message.
-	Final string
+	// Attempts are the agent's runs: each one's final message is shown,
+	// the first run's and the resumed session's when it was resumed.
+	Attempts []Attempt
 }
 
 // successComment renders the comment posted on an issue that got its pull
 // request: the link, how long it took, on which host, whether the session
-// was resumed or the run rescued, and the agent's final message (its end,
-// redacted, fences broken).
+// was resumed or the run rescued, and the agent's final message of each run
+// (its end, redacted, fences broken), the first run's before the resumed
+// session's.
 func successComment(lang i18n.Lang, c cleaner, s success) string {
 	var b strings.Builder
 	b.WriteString(s.Lead + "\n\n")
@@ -182,8 +184,7 @@ func successComment(lang i18n.Lang, c cleaner, s success) string {
 	if s.RescuedFrom != "" {
 		b.WriteString(msgDoneRescued.Format(lang, c.clean(s.RescuedFrom), textcut.OneLine(c.clean(s.RescueNote))) + "\n")
 	}
-	final := neutralizeFences(lastChars(c.clean(strings.TrimSpace(s.Final)), commentFinal))
-	b.WriteString(details(msgDoneFinal.In(lang), final))
+	b.WriteString(details(msgDoneFinal.In(lang), joinOutputs(s.Attempts, c, finalMessage, commentFinal)))
 	return capComment(b.String())
 }
 
@@ -276,6 +277,14 @@ func joinOutputs(as []Attempt, c cleaner, stream func(Attempt) string, n int) st
 		parts = append(parts, neutralizeFences(lastChars(c.clean(stream(a)), n)))
 	}
 	return strings.Join(parts, "\n--- resumed session ---\n")
+}
+
+// finalMessage is a run's final answer, when it printed one.
+func finalMessage(a Attempt) string {
+	if a.Result == nil {
+		return ""
+	}
+	return strings.TrimSpace(a.Result.Result)
 }
 
 // details renders a collapsed block holding text in a fence.

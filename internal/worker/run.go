@@ -647,7 +647,7 @@ func (r *run) finish(ctx context.Context, out outcome) {
 			Resumed:     rec.Resumed,
 			RescuedFrom: rec.RescuedFrom,
 			RescueNote:  rec.RescueNote,
-			Final:       rec.lastAnswer(),
+			Attempts:    rec.Attempts,
 		}
 		if out.pr.Fallback {
 			// Keep the diagnosis of why the agent opened none.
