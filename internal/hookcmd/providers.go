@@ -105,7 +105,7 @@ func briefOptions(s *hook.Start, getenv func(string) string) resume.BriefOptions
 	o := resume.BriefConfigured(s.Config, getenv, s.Lang)
 	o.State, o.Journal, o.Worktree, o.Main, o.Branch, o.Now = s.State, s.Journal, s.Where.Worktree, mainOf(s.State), s.Where.Branch, s.Now
 	if s.Payload != nil {
-		o.Session, o.Source = s.Payload.SessionID, s.Payload.Source
+		o.Session, o.Source, o.Conversation = s.Payload.SessionID, s.Payload.Source, true
 	}
 	if s.JournalErr != nil {
 		// Room for the line saying so.

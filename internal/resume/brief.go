@@ -30,6 +30,10 @@ type BriefOptions struct {
 	// Own and Layers turn the two parts on: the worktree's own (task,
 	// where it left off) and the context layers (L1, L2, L3).
 	Own, Layers bool
+	// Conversation is set when the text goes into the session's own
+	// conversation, as the session-start hook's does: a conversation that
+	// holds a briefing already gets only what changed (Brief.Held).
+	Conversation bool
 	// Unrecorded is set when this session's activity cannot be recorded:
 	// the briefing does not say where it is recorded.
 	Unrecorded bool
@@ -119,7 +123,7 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		items = append(items, l.Items...)
 	}
 	var told *wtstate.Told
-	if ss := st.Session(o.Session); ss != nil {
+	if ss := st.Session(o.Session); ss != nil && o.Conversation {
 		told = ss.Told
 	}
 	if h := held(br.Case, told, b.workedAt); h != nil {
