@@ -324,34 +324,13 @@ func boundary(s string, i int) bool {
 	return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_')
 }
 
-// sentences splits text into trimmed sentences, at line breaks and at
-// ". ", "。", "? ", "！" and the like.
+// sentences splits text into sentences (see textcut.Sentences), each on
+// one line.
 func sentences(text string) []string {
-	var out []string
-	var cur strings.Builder
-	flush := func() {
-		if s := strings.TrimSpace(cur.String()); s != "" {
-			out = append(out, textcut.OneLine(s))
-		}
-		cur.Reset()
+	out := textcut.Sentences(text)
+	for i, s := range out {
+		out[i] = textcut.OneLine(s)
 	}
-	rs := []rune(text)
-	for i, r := range rs {
-		if r == '\n' {
-			flush()
-			continue
-		}
-		cur.WriteRune(r)
-		switch r {
-		case '。', '？', '！':
-			flush()
-		case '.', '?', '!':
-			if i+1 == len(rs) || unicode.IsSpace(rs[i+1]) {
-				flush()
-			}
-		}
-	}
-	flush()
 	return out
 }
 

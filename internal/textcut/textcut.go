@@ -7,6 +7,7 @@ package textcut
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -62,4 +63,29 @@ func ShortID(id string) string {
 		return id[:ShortIDLen]
 	}
 	return id
+}
+
+// Sentences splits text at sentence ends (".", "!" or "?" followed by a
+// space or the end, "。", "！", "？") and at line breaks, trimming each
+// piece; empty pieces are dropped.
+func Sentences(text string) []string {
+	var out []string
+	start := 0
+	rs := []rune(text)
+	flush := func(end int) {
+		if s := strings.TrimFunc(string(rs[start:end]), unicode.IsSpace); s != "" {
+			out = append(out, s)
+		}
+		start = end
+	}
+	for i, r := range rs {
+		switch {
+		case r == '\n', r == '。', r == '！', r == '？':
+			flush(i + 1)
+		case (r == '.' || r == '!' || r == '?') && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])):
+			flush(i + 1)
+		}
+	}
+	flush(len(rs))
+	return out
 }

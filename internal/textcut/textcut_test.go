@@ -1,6 +1,7 @@
 package textcut
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -90,6 +91,23 @@ func TestShortID(t *testing.T) {
 	} {
 		if got := ShortID(tt.id); got != tt.want {
 			t.Errorf("ShortID(%q) = %q; want %q", tt.id, got, tt.want)
+		}
+	}
+}
+
+func TestSentences(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"One. Two! Three? Four", []string{"One.", "Two!", "Three?", "Four"}},
+		{"v1.2 is out.\n\nNext", []string{"v1.2 is out.", "Next"}},
+		{"終わりました。次は？はい！", []string{"終わりました。", "次は？", "はい！"}},
+		{"  \n ", nil},
+	}
+	for _, tt := range tests {
+		if got := Sentences(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("Sentences(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
 }
