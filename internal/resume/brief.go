@@ -327,10 +327,10 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 		}
 		out = append(out, strings.Join(lines, "\n"))
 	}
-	// The last message in full, where it is short; else what it said it
-	// would do next, here, and the message further down.
+	// What it said it would do next, here: the last message in full where
+	// it is short and says so; else the step, and the message further down.
 	lastMsg := b.LastMessage != ""
-	if s := nextStep(b.LastMessage); s != "" && hook.Len(b.LastMessage) > shortMessage {
+	if s := b.NextStep; s != "" && (hook.Len(b.LastMessage) > shortMessage || !strings.Contains(b.LastMessage, s)) {
 		out = append(out, msgNowNextStep.Format(lang, s))
 	} else if s != "" {
 		out = append(out, b.lastMessageItem(lang))

@@ -224,22 +224,6 @@ func TestBriefGolden(t *testing.T) {
 	}
 }
 
-func TestNextStep(t *testing.T) {
-	tests := []struct{ msg, want string }{
-		{"The lexer is done. Next I will write the parser. Tests pass.", "Next I will write the parser."},
-		{"Done.\nI'll add benchmarks after lunch", "I'll add benchmarks after lunch"},
-		{"字句解析は終わりました。次はパーサを書きます。", "次はパーサを書きます。"},
-		{"All tests pass.", ""},
-		{"", ""},
-		{"First I fixed the build. Next, the docs. Then I will tag v1.2.", "Then I will tag v1.2."},
-	}
-	for _, tt := range tests {
-		if got := nextStep(tt.msg); got != tt.want {
-			t.Errorf("nextStep(%q) = %q; want %q", tt.msg, got, tt.want)
-		}
-	}
-}
-
 // TestWorktreeFoundBehindAnotherWorktree: 30 tool calls of this worktree,
 // then 100 MB of another worktree's records in the shared journal. The
 // briefing still finds all 30, from the worktree's own records; the old

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/redact"
@@ -135,6 +134,13 @@ func (b *Briefing) fromState(s *wtstate.State) {
 	if p := s.Previous; p != nil {
 		b.PreviousTask = p.Text
 	}
+	switch {
+	case s.Next != nil:
+		b.NextStep, b.NextStepAt = s.Next.Text, s.Next.TS
+	case s.Task == nil && len(s.Sessions) == 0:
+		// No state kept (hooks of an older baton): the last message's.
+		b.NextStep, b.NextStepAt = wtstate.NextStep(b.LastMessage), b.LastMessageAt
+	}
 }
 
 // pickTask decides the task: current.md's when it has a task in progress,
@@ -161,49 +167,4 @@ func (b *Briefing) pickTask(sf *statefile.File) {
 // wtstate.MaxTask characters.
 func cutTask(s string) string {
 	return textcut.Chars(strings.TrimSpace(redact.Redact(s)), wtstate.MaxTask)
-}
-
-// nextStep is the sentence of the agent's last message that says what it
-// would do next, or "".
-func nextStep(msg string) string {
-	var found string
-	for _, s := range sentences(msg) {
-		l := strings.ToLower(s)
-		for _, cue := range nextCues {
-			if strings.Contains(l, cue) {
-				found = s
-				break
-			}
-		}
-	}
-	return found
-}
-
-// nextCues mark a sentence about what comes next.
-var nextCues = []string{"next", "i will", "i'll", "then i", "going to", "次は", "次に", "これから", "続いて", "このあと", "この後"}
-
-// sentences splits text at sentence ends (., !, ? followed by a space, 。,
-// ！, ？) and line breaks, trimming each.
-func sentences(text string) []string {
-	var out []string
-	start := 0
-	rs := []rune(text)
-	flush := func(end int) {
-		if s := strings.TrimFunc(string(rs[start:end]), unicode.IsSpace); s != "" {
-			out = append(out, s)
-		}
-		start = end
-	}
-	for i, r := range rs {
-		switch {
-		case r == '\n':
-			flush(i + 1)
-		case r == '。' || r == '！' || r == '？':
-			flush(i + 1)
-		case (r == '.' || r == '!' || r == '?') && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])):
-			flush(i + 1)
-		}
-	}
-	flush(len(rs))
-	return out
 }

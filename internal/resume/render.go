@@ -124,7 +124,7 @@ func (br *Brief) JSON() ([]byte, error) {
 		TopFiles: b.TopFiles, Commands: orEmpty(b.Commands), SetupOnly: b.SetupOnly,
 		Worktree: b.Worktree, Branch: b.Branch, Text: br.Text,
 		TaskSource: b.TaskFrom, PreviousTask: b.PreviousTask, Failing: b.Failing, Unanswered: orEmpty(b.Unanswered),
-		Todo: b.Todo, LastMessage: b.LastMessage, NextStep: nextStep(b.LastMessage), Live: []jsonSession{},
+		Todo: b.Todo, LastMessage: b.LastMessage, NextStep: b.NextStep, Live: []jsonSession{},
 	}
 	if j.TopFiles == nil {
 		j.TopFiles = []FileCount{}

@@ -137,6 +137,10 @@ type Briefing struct {
 	Todo          []TodoItem
 	LastMessage   string
 	LastMessageAt time.Time
+	// NextStep is the next step the agent announced and has not reported
+	// done, whatever was said after it; NextStepAt when it said so.
+	NextStep   string
+	NextStepAt time.Time
 	// Sessions is what the worktree's state.json knows of its sessions;
 	// nil when it has none.
 	Sessions *wtstate.State

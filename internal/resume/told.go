@@ -86,7 +86,7 @@ func (br *Brief) facts(items []recall.Item) []string {
 	if b.Task != "" {
 		out = append(out, factOf(factTask, b.Task))
 	}
-	if s := nextStep(b.LastMessage); s != "" {
+	if s := b.NextStep; s != "" {
 		out = append(out, factOf(factNext, s))
 	}
 	for _, it := range items {
@@ -157,7 +157,7 @@ func (br *Brief) since(h *wtstate.Told, items []recall.Item, o BriefOptions) str
 	if len(fixed) > 0 {
 		put(recall.TierNow, recall.LNow, msgSinceFixed.Format(lang, strings.Join(fixed, ", ")))
 	}
-	if s := nextStep(b.LastMessage); s != "" && !told[factOf(factNext, s)] {
+	if s := b.NextStep; s != "" && !told[factOf(factNext, s)] {
 		put(recall.TierNow, recall.LNow, msgNowNextStep.Format(lang, s))
 	}
 	var head string

@@ -64,6 +64,10 @@ func (d Dir) Observe(e Event) error {
 				if s.Task != nil {
 					s.Previous = s.Task
 				}
+				if s.Task != nil && s.Task.Text != t.Text {
+					// The step announced belonged to the task before.
+					s.Next = nil
+				}
 				s.Task = &t
 			}
 			return ok
@@ -107,9 +111,11 @@ func (s *State) session(e Event) {
 		}
 		return
 	case "Stop":
-		if m := textcut.Chars(redact.Redact(e.Message), MaxMessage); m != "" {
+		msg := redact.Redact(e.Message)
+		if m := textcut.Chars(msg, MaxMessage); m != "" {
 			ss.Message = m
 		}
+		s.answer(r, msg)
 	case "PreCompact":
 		ss.Trigger = r.Trigger
 	case "SessionEnd":

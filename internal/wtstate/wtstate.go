@@ -298,9 +298,11 @@ type State struct {
 	// Chain is the session that opened the current chain: a session started
 	// afresh opens one; --continue, --resume, a compaction and /clear go on
 	// in it.
-	Chain    string    `json:"chain,omitempty"`
-	Task     *Task     `json:"task,omitempty"`
-	Previous *Task     `json:"previous_task,omitempty"`
+	Chain    string `json:"chain,omitempty"`
+	Task     *Task  `json:"task,omitempty"`
+	Previous *Task  `json:"previous_task,omitempty"`
+	// Next is the next step the agent announced and has not reported done.
+	Next     *Step     `json:"next_step,omitempty"`
 	Sessions []Session `json:"sessions,omitempty"`
 }
 

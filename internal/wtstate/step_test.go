@@ -1,0 +1,101 @@
+package wtstate
+
+import (
+	"testing"
+	"time"
+
+	"github.com/baton-cli/baton/internal/journal"
+)
+
+func TestNextStep(t *testing.T) {
+	tests := []struct{ msg, want string }{
+		{"The lexer is done. Next I will write the parser. Tests pass.", "Next I will write the parser."},
+		{"Done.\nI'll add benchmarks after lunch", "I'll add benchmarks after lunch"},
+		{"字句解析は終わりました。次はパーサを書きます。", "次はパーサを書きます。"},
+		{"All tests pass.", ""},
+		{"", ""},
+		{"First I fixed the build. Next, the docs. Then I will tag v1.2.", "Then I will tag v1.2."},
+		{"The nexus of the two modules is config.go.", ""},
+	}
+	for _, tt := range tests {
+		if got := NextStep(tt.msg); got != tt.want {
+			t.Errorf("NextStep(%q) = %q; want %q", tt.msg, got, tt.want)
+		}
+	}
+}
+
+// TestNextStepStaysOpen: the next step the agent announced stays the
+// worktree's open loop through the person's acknowledgements, the agent's
+// short answers, compactions and a new session, until the agent announces
+// another or reports it done; a new task closes it.
+func TestNextStepStaysOpen(t *testing.T) {
+	const step1 = "Next I will set DB_URL in deploy.sh and rerun it."
+	type call struct {
+		event, session, source, text string
+		want                         string // the open step after the call
+	}
+	tests := []struct {
+		name  string
+		calls []call
+	}{
+		{"acknowledgements keep it", []call{
+			{"SessionStart", "s1", "startup", "", ""},
+			{"UserPromptSubmit", "s1", "", "fix the deploy", ""},
+			{"Stop", "s1", "", "The script reads no DB_URL. " + step1, step1},
+			{"UserPromptSubmit", "s1", "", "LGTM", step1},
+			{"Stop", "s1", "", "OK.", step1},
+			{"PreCompact", "s1", "", "", step1},
+			{"SessionStart", "s1", "compact", "", step1},
+			{"UserPromptSubmit", "s1", "", "go on", step1},
+			{"Stop", "s1", "", "Sure, carrying on.", step1},
+			{"SessionEnd", "s1", "", "", step1},
+			{"SessionStart", "s2", "startup", "", step1},
+		}},
+		{"another step replaces it", []call{
+			{"Stop", "s1", "", step1, step1},
+			{"Stop", "s1", "", "It runs now. Then I will tag v1.2.", "Then I will tag v1.2."},
+		}},
+		{"done closes it", []call{
+			{"Stop", "s1", "", step1, step1},
+			{"UserPromptSubmit", "s1", "", "go ahead", step1},
+			{"Stop", "s1", "", "Done: deploy.sh sets DB_URL and the rerun passed.", ""},
+		}},
+		{"done in Japanese closes it", []call{
+			{"Stop", "s1", "", "次に deploy.sh の DB_URL を設定します。", "次に deploy.sh の DB_URL を設定します。"},
+			{"Stop", "s1", "", "設定が完了しました。", ""},
+		}},
+		{"a new task closes it", []call{
+			{"UserPromptSubmit", "s1", "", "fix the deploy", ""},
+			{"Stop", "s1", "", step1, step1},
+			{"UserPromptSubmit", "s1", "", "new task: write the release notes", ""},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Dir(t.TempDir())
+			for i, c := range tt.calls {
+				r := journal.Record{TS: t0.Add(time.Duration(i) * time.Minute), Event: c.event, Session: c.session, Source: c.source}
+				e := Event{Record: r}
+				if c.event == "Stop" {
+					e.Message = c.text
+				} else {
+					e.Prompt = c.text
+				}
+				if err := d.Observe(e); err != nil {
+					t.Fatal(err)
+				}
+				s, err := d.Read()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := ""
+				if s.Next != nil {
+					got = s.Next.Text
+				}
+				if got != c.want {
+					t.Errorf("after call %d (%s %q): next step %q; want %q", i, c.event, c.text, got, c.want)
+				}
+			}
+		})
+	}
+}
