@@ -216,6 +216,7 @@ var (
 	msgNowState      = i18n.Msg{JA: "**ステートファイル**（%s に更新、全文: %s）", EN: "**State file** (updated %s; full state: %s)"}
 	msgNowFailing    = i18n.Msg{JA: "**失敗したままのコマンド**（その後成功していない）：", EN: "**Commands still failing** (no success since):"}
 	msgNowFailLine   = i18n.Msg{JA: "- `%s` → exit %s（%s）", EN: "- `%s` → exit %s (%s)"}
+	msgNowFailOlder  = i18n.Msg{JA: "- ほかに、より古い失敗したままのコマンドが %d 件（`baton resume --json` ですべて一覧できます）", EN: "- … and %d older command(s) still failing (`baton resume --json` lists them all)"}
 	msgNowNextStep   = i18n.Msg{JA: "**次にやると言っていたこと**：%s", EN: "**What it said it would do next**: %s"}
 	msgNowUnanswered = i18n.Msg{JA: "**まだ答えていない依頼**：", EN: "**Prompts not answered yet**:"}
 	msgNowTodo       = i18n.Msg{JA: "**TODO リスト**（%d 件中 %d 件完了）：", EN: "**Todo list** (%[2]d of %[1]d done):"}
@@ -321,11 +322,7 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 		out = append(out, msgNowUnanswered.In(lang)+"\n"+strings.Join(quoted(b.Unanswered), "\n"))
 	}
 	if len(b.Failing) > 0 {
-		lines := []string{msgNowFailing.In(lang)}
-		for _, f := range b.Failing {
-			lines = append(lines, b.failLine(f, lang))
-		}
-		out = append(out, strings.Join(lines, "\n"))
+		out = append(out, b.failingItem(lang))
 	}
 	// What it said it would do next, here: the last message in full where
 	// it is short and says so; else the step, and the message further down.
@@ -395,6 +392,24 @@ func (b *Briefing) failLine(f Failure, lang i18n.Lang) string {
 		line += "\n  " + strings.ReplaceAll(textcut.Chars(f.Error, 300), "\n", "\n  ")
 	}
 	return line
+}
+
+// failingItem lists every command still failing, newest first: the
+// newest Failing with their error output, then up to FailingListed in all
+// one line each, then one line counting the older ones.
+func (b *Briefing) failingItem(lang i18n.Lang) string {
+	lines := []string{msgNowFailing.In(lang)}
+	for i, f := range b.Failing {
+		if i == FailingListed {
+			lines = append(lines, msgNowFailOlder.Format(lang, len(b.Failing)-i))
+			break
+		}
+		if i >= Failing {
+			f.Error = ""
+		}
+		lines = append(lines, b.failLine(f, lang))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // shortMessage is the length up to which the agent's last message is shown

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -301,5 +302,36 @@ func TestTodoFromToolCalls(t *testing.T) {
 	want := []TodoItem{{"1", "lexer", "completed"}, {"2", "parser", "in_progress"}}
 	if fmt.Sprint(b.Todo) != fmt.Sprint(want) {
 		t.Errorf("todo = %+v; want %+v", b.Todo, want)
+	}
+}
+
+// TestFailingListsEvery: every command still failing is in the briefing:
+// the newest with their error output, then one line each, then the oldest
+// counted in one line that says where to list them all.
+func TestFailingListsEvery(t *testing.T) {
+	exit := 2
+	for _, n := range []int{1, Failing, Failing + 1, FailingListed, FailingListed + 7} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			b := &Briefing{At: now}
+			for i := range n {
+				// Newest first, as fromRecords sorts them.
+				b.Failing = append(b.Failing, Failure{Cmd: fmt.Sprintf("make check-%d", i), Exit: &exit, Error: fmt.Sprintf("error %d", i), At: at(i + 1)})
+			}
+			got := b.failingItem(i18n.EN)
+			for i := range n {
+				listed := strings.Contains(got, fmt.Sprintf("`make check-%d` → exit 2", i))
+				detailed := strings.Contains(got, fmt.Sprintf("error %d\n", i)) || strings.HasSuffix(got, fmt.Sprintf("error %d", i))
+				if listed != (i < FailingListed) || detailed != (i < Failing) {
+					t.Errorf("command %d: listed %v, with its error %v; want %v, %v:\n%s", i, listed, detailed, i < FailingListed, i < Failing, got)
+				}
+			}
+			older := fmt.Sprintf("… and %d older command(s) still failing (`baton resume --json` lists them all)", n-FailingListed)
+			if has := strings.Contains(got, older); has != (n > FailingListed) {
+				t.Errorf("fold line %q there: %v; want %v:\n%s", older, has, n > FailingListed, got)
+			}
+			if ja := b.failingItem(i18n.JA); n > FailingListed && !strings.Contains(ja, fmt.Sprintf("%d 件", n-FailingListed)) {
+				t.Errorf("Japanese fold line lacks the count:\n%s", ja)
+			}
+		})
 	}
 }

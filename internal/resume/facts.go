@@ -14,8 +14,11 @@ import (
 
 // Limits of the open loops a briefing lists.
 const (
-	// Failing is how many failing commands are listed.
-	Failing = 5
+	// Failing is how many of the newest failing commands are shown with
+	// their error output; FailingListed how many are listed in all, the
+	// older ones counted in one line.
+	Failing       = 5
+	FailingListed = 20
 	// Unanswered is how many prompts without an answer are listed.
 	Unanswered = 3
 	// MaxTodo is how many items of the todo list are listed.
@@ -97,9 +100,6 @@ func (b *Briefing) fromRecords(recs []journal.Record) {
 		}
 		return strings.Compare(x.Cmd, y.Cmd)
 	})
-	if len(b.Failing) > Failing {
-		b.Failing = b.Failing[:Failing]
-	}
 	var open []journal.Record
 	for _, rs := range pending {
 		open = append(open, rs...)
