@@ -15,6 +15,10 @@ import (
 type Excerpt struct {
 	// Assistant is the assistant's text, message after message.
 	Assistant string
+	// Prompts is the person's prompts, one after another (not tool results,
+	// nor what the agent CLI writes as the user: command echoes, the
+	// summary a compaction carries over).
+	Prompts string
 	// Conversation is the whole exchange rendered as text for a model.
 	Conversation string
 }

@@ -428,15 +428,18 @@ func (f *Flow) pickExtractor(o *Outcome, ex Extractor) Extractor {
 // conversation text, returning the excerpt, the offset read to and whether
 // more is left. A missing file wraps ErrTranscriptMissing.
 func ReadExcerpt(ctx context.Context, path string, offset int64, limit int) (Excerpt, int64, bool, error) {
-	var conv, asst strings.Builder
+	var conv, asst, prompts strings.Builder
 	more := false
 	end, err := transcript.Read(ctx, path, offset, func(m *transcript.Message) error {
 		m.Render(&conv)
-		if m.Role == transcript.Assistant {
-			if t := m.Text(); t != "" {
-				asst.WriteString(t)
-				asst.WriteString("\n\n")
-			}
+		switch t := m.Text(); {
+		case t == "":
+		case m.Role == transcript.Assistant:
+			asst.WriteString(t)
+			asst.WriteString("\n\n")
+		case !m.Sidechain && isPrompt(t):
+			prompts.WriteString(t)
+			prompts.WriteString("\n\n")
 		}
 		if conv.Len() >= limit {
 			more = true
@@ -450,7 +453,15 @@ func ReadExcerpt(ctx context.Context, path string, offset int64, limit int) (Exc
 	if err != nil {
 		return Excerpt{}, offset, false, err
 	}
-	return Excerpt{Assistant: asst.String(), Conversation: conv.String()}, end, more, nil
+	return Excerpt{Assistant: asst.String(), Prompts: prompts.String(), Conversation: conv.String()}, end, more, nil
+}
+
+// isPrompt reports whether a user message's text is the person's: not a
+// tag the agent CLI writes (<command-name>, <local-command-stdout>, …) nor
+// the summary it carries over a compaction.
+func isPrompt(text string) bool {
+	t := strings.TrimSpace(text)
+	return !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "This session is being continued from a previous conversation")
 }
 
 func (f *Flow) commit(o *Outcome, p Patch) error {

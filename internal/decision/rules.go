@@ -3,6 +3,8 @@ package decision
 import (
 	"context"
 	"strings"
+
+	"github.com/baton-cli/baton/internal/textcut"
 )
 
 // Rules is the default extractor: no network, no model, the same answer for
@@ -23,9 +25,12 @@ type Rules struct{}
 // Name implements Extractor.
 func (Rules) Name() string { return "rules" }
 
-// Extract implements Extractor over the assistant's text.
+// Extract implements Extractor over the assistant's text and the person's
+// prompts, in which it finds decisions stated in one sentence too ("we
+// decided to …", "…に決めた"; see statedDecisions).
 func (Rules) Extract(_ context.Context, ex Excerpt) ([]Candidate, Usage, error) {
-	return ExtractRules(ex.Assistant), Usage{}, nil
+	kept, _ := Unique(append(ExtractRules(ex.Assistant), statedDecisions(ex.Assistant+"\n\n"+ex.Prompts)...))
+	return kept, Usage{}, nil
 }
 
 var labelRE = lazyRE(`^\s*(?:[-*+]\s+)?(?:\*\*)?(Decision|決定|採用|Why|理由|Alternatives considered|Alternatives|代替案|検討した代替案|Consequences|影響|Scope|スコープ)(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*(.*)$`)
@@ -34,17 +39,8 @@ var labelRE = lazyRE(`^\s*(?:[-*+]\s+)?(?:\*\*)?(Decision|決定|採用|Why|理�
 // kept once, the first time.
 func ExtractRules(text string) []Candidate {
 	text = DropFences(text)
-	all := append(Parse(text), labelled(text)...)
-	seen := map[string]bool{}
-	var out []Candidate
-	for _, c := range all {
-		if seen[c.Slug] {
-			continue
-		}
-		seen[c.Slug] = true
-		out = append(out, c)
-	}
-	return out
+	kept, _ := Unique(append(Parse(text), labelled(text)...))
+	return kept
 }
 
 func labelled(text string) []Candidate {
@@ -108,5 +104,62 @@ func labelled(text string) []Candidate {
 		*field = value
 	}
 	finish()
+	return out
+}
+
+// statedRE finds a decision stated in a sentence, in the person's words or
+// the agent's: "we decided to use port 8081 because …", "we've agreed to
+// …", "let's go with …"; "…に決めた", "…ことにしました", "…で決定". Group 1
+// is the English decision; a Japanese sentence is its own decision.
+var statedRE = lazyRE(`(?i)(?:\bwe(?:'ve| have)? (?:decided|agreed) (?:to|on|that)|\blet's go with|\bwe(?:'ll| will) go with|\bthe decision is to)\s+(.+)|(?:に決め(?:た|ました)|ことに(?:した|しました)|に決定(?:した|しました)?|で決定(?:した|しました)?)[。.!！]?$`)
+
+// reasonRE splits an English decision from its reason.
+var reasonRE = lazyRE(`(?i)[,;]?\s+(?:because|since|as|so that)\s+`)
+
+// jaReasonRE splits a Japanese sentence into its reason and decision.
+var jaReasonRE = lazyRE(`(?:ので|ため|から)[、,]`)
+
+// msgNotStated fills the fields a decision stated in one sentence leaves
+// out; msgStatedWhy its reason when it gives none.
+var (
+	msgNotStated = map[bool]string{false: "not stated", true: "記載なし"}
+	msgStatedWhy = map[bool]string{false: "stated in the conversation without a reason", true: "理由の記載なしに会話で決定"}
+)
+
+// statedDecisions finds the decisions stated in sentences of text (see
+// statedRE): the decision, its reason when the sentence gives one ("because
+// …", "…ので、"), the other fields marked not stated.
+func statedDecisions(text string) []Candidate {
+	var out []Candidate
+	for _, s := range textcut.Sentences(DropFences(text)) {
+		m := statedRE().FindStringSubmatch(s)
+		if m == nil {
+			continue
+		}
+		ja := m[1] == ""
+		what, why := strings.TrimSpace(m[1]), ""
+		if ja {
+			what = strings.TrimRight(s, "。.!！ ")
+			if loc := jaReasonRE().FindStringIndex(what); loc != nil {
+				why, what = what[:loc[0]], what[loc[1]:]
+			}
+		} else if loc := reasonRE().FindStringIndex(what); loc != nil {
+			why, what = what[loc[1]:], what[:loc[0]]
+		}
+		what = strings.TrimRight(strings.TrimSpace(what), ".!,;:")
+		why = strings.TrimRight(strings.TrimSpace(why), ".!。")
+		if what == "" {
+			continue
+		}
+		if !ja {
+			what = strings.ToUpper(what[:1]) + what[1:]
+		}
+		if why == "" {
+			why = msgStatedWhy[ja]
+		}
+		c := Candidate{What: what, Why: why, Alternatives: msgNotStated[ja], Consequences: msgNotStated[ja], ScopeHint: ScopeIssue}
+		c.Slug = Slugify(what)
+		out = append(out, c)
+	}
 	return out
 }
