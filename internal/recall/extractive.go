@@ -35,7 +35,7 @@ func (Extractive) Summarize(_ context.Context, in Input) (Output, error) {
 	case L2:
 		return Output{Sections: extractDaily(in)}, nil
 	case L3:
-		return Output{Sections: []Section{{secDecision, oneOrNone(cutItem(firstSentence(firstNonEmpty(in.Proposal, in.Approval))))}}}, nil
+		return Output{Sections: []Section{{secDecision, oneOrNone(cutItem(firstNonEmpty(proposedDecision(in.Proposal), firstSentence(in.Approval))))}}}, nil
 	}
 	return Output{}, fmt.Errorf("unknown layer %q", in.Layer)
 }

@@ -278,8 +278,8 @@ func TestApprove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dec.Summary != "I propose exporting as UTF-8 with a header row." || dec.Date != "2026-05-13" || dec.SourceText() != "session s1" {
-		t.Errorf("decision %+v; want the proposal's first sentence from session s1", dec)
+	if dec.Summary != "Exporting as UTF-8 with a header row." || dec.Date != "2026-05-13" || dec.SourceText() != "session s1" {
+		t.Errorf("decision %+v; want what the proposal proposes, from session s1", dec)
 	}
 	logged, _ := ReadDecisions(m.Files, false)
 	if len(logged) != 1 || logged[0].Summary != dec.Summary {
