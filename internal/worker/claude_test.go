@@ -3,6 +3,7 @@ package worker
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,10 +76,13 @@ func TestClaudePullRequestFirstRun(t *testing.T) {
 		t.Errorf("pull requests = %+v; want one from %s, pushed to the remote", prs, rec.Branch)
 	}
 	prompt := s.Requests()[0].Prompt()
-	for _, want := range []string{"Implement issue #" + strconv.Itoa(n) + " of acme/widgets", rec.Branch, "DATA START -->\nAdd change.txt to the repository.\n<!-- BOUNDARY-"} {
+	for _, want := range []string{"Implement issue #" + strconv.Itoa(n) + " of acme/widgets", rec.Branch} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("the model's prompt lacks %q", want)
 		}
+	}
+	if !slices.Contains(fencedTexts(prompt), "Add change.txt to the repository.") {
+		t.Errorf("the model's prompt lacks the issue's body as a quoted block:\n%s", prompt)
 	}
 	h.wantLabels(t, n, doneLabels, activeLabels)
 }

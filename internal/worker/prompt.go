@@ -1,9 +1,7 @@
 package worker
 
 import (
-	"crypto/rand"
 	"embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/quote"
 )
 
 // The prompt templates, one folder per language. A user overrides one with
@@ -80,46 +79,27 @@ type promptData struct {
 
 // renderPrompt fills tmpl. The operator's values ({repo}, {issue_number},
 // {branch}) go in first; the issue's title and body go in last, each fenced
-// between boundary lines carrying a random token the issue's author cannot
-// know. Each step is a single pass, so text it inserts is never searched for
-// placeholders: an issue that writes "{branch}" gets "{branch}" in the prompt.
-func renderPrompt(tmpl string, d promptData) (string, error) {
-	boundary, err := newBoundary(d.Title, d.Body)
-	if err != nil {
-		return "", err
-	}
+// as quoted data in lang (package quote) between lines carrying a random
+// token the issue's author cannot know. Each step is a single pass, so text
+// it inserts is never searched for placeholders: an issue that writes
+// "{branch}" gets "{branch}" in the prompt.
+func renderPrompt(tmpl string, lang i18n.Lang, d promptData) string {
 	s := strings.NewReplacer(
 		"{repo}", d.Repo,
 		"{issue_number}", strconv.Itoa(d.Issue),
 		"{branch}", d.Branch,
 	).Replace(tmpl)
 	return strings.NewReplacer(
-		"{issue_title}", fence(boundary, d.Title),
-		"{issue_body}", fence(boundary, d.Body),
-	).Replace(s), nil
+		"{issue_title}", fenced(lang, d.Title),
+		"{issue_body}", fenced(lang, d.Body),
+	).Replace(s)
 }
 
-// fence encloses untrusted text between two boundary lines.
-func fence(boundary, text string) string {
-	return "<!-- BOUNDARY-" + boundary + " DATA START -->\n" +
-		strings.TrimRight(text, "\r\n") +
-		"\n<!-- BOUNDARY-" + boundary + " DATA END -->"
-}
-
-// newBoundary returns a random token that none of texts contains.
-func newBoundary(texts ...string) (string, error) {
-	for {
-		var b [12]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return "", fmt.Errorf("%w: random boundary: %w", errPrompt, err)
-		}
-		token := hex.EncodeToString(b[:])
-		clash := false
-		for _, t := range texts {
-			clash = clash || strings.Contains(t, token)
-		}
-		if !clash {
-			return token, nil
-		}
+// fenced is text as a quoted block; an empty text is an empty block all
+// the same, so the prompt always says where the text would be.
+func fenced(lang i18n.Lang, text string) string {
+	if strings.TrimRight(text, "\r\n") == "" {
+		text = " "
 	}
+	return quote.Block(lang, text)
 }

@@ -417,7 +417,7 @@ func (r *run) prompt(name string, d promptData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return renderPrompt(tmpl, d)
+	return renderPrompt(tmpl, r.w.opts.Lang, d), nil
 }
 
 // agent runs the agent once (resume: the flags that continue a session)
@@ -572,7 +572,7 @@ func (r *run) fallback(ctx context.Context) *PullRequestRef {
 		return nil
 	}
 	lang := r.w.opts.Lang
-	body := msgFallbackBody.Format(lang, rec.Issue, quote(neutralizeFences(lastChars(r.w.clean.clean(rec.lastAnswer()), 20000))))
+	body := msgFallbackBody.Format(lang, rec.Issue, blockQuote(neutralizeFences(lastChars(r.w.clean.clean(rec.lastAnswer()), 20000))))
 	p, err := r.client.CreatePullRequest(ctx, github.NewPullRequest{
 		Title: msgFallbackTitle.Format(lang, r.issue.Title),
 		Body:  body,
@@ -591,8 +591,8 @@ func (r *run) fallback(ctx context.Context) *PullRequestRef {
 	return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: true, Fallback: true}
 }
 
-// quote makes text a Markdown block quote.
-func quote(text string) string {
+// blockQuote makes text a Markdown block quote.
+func blockQuote(text string) string {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return "> (none)"
