@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/baton-cli/baton/internal/hook"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/quote"
 )
 
 // An Item is one whole entry offered to a push: a decision line, an L1 or
@@ -35,6 +37,12 @@ type Layout struct {
 	// Left counts entries left out before assembly (too old to fit); they
 	// are in the note and in Assembly.Left.
 	Left map[Layer]int
+	// Lang is the language of the lines that fence each layer's items as
+	// quoted data (package quote): every item holds text baton did not
+	// write (decisions, summaries, commands, error output, a state file),
+	// so a heading or an instruction planted in one stays inside its
+	// layer's block.
+	Lang i18n.Lang
 }
 
 // Assembly is what a push kept.
@@ -48,7 +56,8 @@ var layerOrder = [...]Layer{L3, LNow, L1, L2}
 
 // Assemble lays out items within budget characters (UTF-16 units, as the
 // agent counts them): the head, then a block per layer (L3, L1, L2) of its
-// kept items, then, when something was left out, the note.
+// kept items under its heading, fenced as one quoted block, then, when
+// something was left out, the note.
 //
 // When everything does not fit, items are taken by Priority and each is
 // kept if it fits beside those already kept, so an item is left out only
@@ -56,6 +65,13 @@ var layerOrder = [...]Layer{L3, LNow, L1, L2}
 // first. If not even the head and the note fit, the result is what of them
 // fits, or "".
 func Assemble(items []Item, lay Layout, budget int) Assembly {
+	// An item's own trailing line breaks would be dropped at the end of
+	// its layer's block and kept elsewhere: drop them everywhere, so that
+	// an item costs the same wherever it lands.
+	items = slices.Clone(items)
+	for i := range items {
+		items[i].Text = strings.TrimRight(items[i].Text, "\r\n")
+	}
 	a := Assembly{Kept: map[Layer]int{}, Left: map[Layer]int{}}
 	pre := 0
 	for l, n := range lay.Left {
@@ -106,7 +122,7 @@ func Assemble(items []Item, lay Layout, budget int) Assembly {
 		layer := items[i].Layer
 		cost := 1 + hook.Len(items[i].Text)
 		if !started[layer] {
-			cost += hook.Len(lay.Headings[layer])
+			cost += hook.Len(lay.Headings[layer]) + quote.Overhead(lay.Lang)
 			if blocks > 0 {
 				cost += 2 // the blank line between blocks
 			}
@@ -160,19 +176,14 @@ func render(items []Item, keep []bool, lay Layout, left map[Layer]int) string {
 		blocks = append(blocks, lay.Head)
 	}
 	for _, layer := range layerOrder {
-		var b strings.Builder
+		var texts []string
 		for i, it := range items {
-			if it.Layer != layer || !keep[i] {
-				continue
+			if it.Layer == layer && keep[i] {
+				texts = append(texts, it.Text)
 			}
-			if b.Len() == 0 {
-				b.WriteString(lay.Headings[layer])
-			}
-			b.WriteByte('\n')
-			b.WriteString(it.Text)
 		}
-		if b.Len() > 0 {
-			blocks = append(blocks, b.String())
+		if len(texts) > 0 {
+			blocks = append(blocks, lay.Headings[layer]+"\n"+quote.Lines(lay.Lang, texts))
 		}
 	}
 	for _, n := range left {

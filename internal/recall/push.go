@@ -325,6 +325,7 @@ func pushLayout(route string, r Restart, o PushOptions) Layout {
 		headings[l] = headingMsg(l).In(lang)
 	}
 	return Layout{
+		Lang:     lang,
 		Head:     strings.Join(head, "\n"),
 		Headings: headings,
 		Note: func(left map[Layer]int) string {

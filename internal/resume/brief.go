@@ -10,6 +10,7 @@ import (
 	"github.com/baton-cli/baton/internal/decision"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/quote"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/wtstate"
@@ -141,6 +142,7 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		title += "\n" + head
 	}
 	lay := recall.Layout{
+		Lang: o.Lang,
 		Head: title,
 		Headings: map[recall.Layer]string{
 			recall.L3:   msgHeadL3.In(o.Lang),
@@ -276,9 +278,9 @@ func (br *Brief) head(o BriefOptions) (text string, worth bool) {
 		lines = append(lines, msgBroken.Format(lang, b.statePath(), b.StateError.Message(lang)))
 	}
 	if b.Task != "" {
-		lines = append(lines, msgTaskLine.Format(lang, br.taskFrom(o), b.Task))
+		lines = append(lines, msgTaskLine.Format(lang, br.taskFrom(o), quote.Block(lang, b.Task)))
 		if b.PreviousTask != "" && b.PreviousTask != b.Task && br.Case == recall.CaseStartup {
-			lines = append(lines, msgPreviousTask.Format(lang, b.PreviousTask))
+			lines = append(lines, msgPreviousTask.Format(lang, quote.Block(lang, b.PreviousTask)))
 		}
 	}
 	something := b.Task != "" || b.Source != FromNothing
@@ -417,7 +419,7 @@ func (b *Briefing) failingItem(lang i18n.Lang) string {
 const shortMessage = 400
 
 func (b *Briefing) lastMessageItem(lang i18n.Lang) string {
-	return msgNowLastMsg.Format(lang, Ago(b.At.Sub(b.LastMessageAt), lang)) + "\n" + quote(b.LastMessage)
+	return msgNowLastMsg.Format(lang, Ago(b.At.Sub(b.LastMessageAt), lang)) + "\n" + mdQuote(b.LastMessage)
 }
 
 // otherCommands are the recent commands but those listed as still failing.
@@ -466,7 +468,7 @@ func stamp(t time.Time, o BriefOptions) string {
 	return t.In(o.Now.Location()).Format("2006-01-02 15:04")
 }
 
-func quote(s string) string {
+func mdQuote(s string) string {
 	return "> " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n> ")
 }
 

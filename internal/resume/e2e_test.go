@@ -16,6 +16,7 @@ import (
 	"github.com/baton-cli/baton/internal/claudetest"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/modelserver"
+	"github.com/baton-cli/baton/internal/quote/quotetest"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
@@ -60,7 +61,7 @@ func TestSessionStartInjectsBriefing(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("got %d model requests; want 1", len(reqs))
 	}
-	sent := reqs[0].Text()
+	sent := quotetest.Plain(reqs[0].Text())
 	for _, want := range []string{
 		"SessionStart hook additional context",
 		"## baton: このワークツリーの作業状況（ブランチ main）",

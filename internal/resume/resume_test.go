@@ -16,6 +16,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/quote/quotetest"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
@@ -60,6 +61,7 @@ func fixture(t *testing.T, name string) string {
 
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
+	got = []byte(quotetest.Masked(string(got)))
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
