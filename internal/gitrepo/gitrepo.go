@@ -1,7 +1,8 @@
 // Package gitrepo finds the git worktree that holds a directory, the
 // repository's main worktree and the checked-out branch, by reading git's own
-// files. It never runs git: it is on the hook path, where a subprocess costs
-// more than the whole budget.
+// files, and tells whether a file is tracked. It runs git only to confirm
+// that a file the index may list is tracked: it is on the hook path, where a
+// subprocess costs more than the whole budget.
 //
 // It understands ordinary repositories (.git is a directory) and linked
 // worktrees (.git is a file naming the worktree's git directory, which in turn

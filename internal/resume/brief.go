@@ -212,6 +212,7 @@ var (
 	msgAfterClear    = i18n.Msg{JA: "ユーザーの次の依頼に従ってください。下はこのワークツリーで進んでいた作業です。", EN: "Follow the user's next request; below is the work that was going on in this worktree."}
 	msgAskContinue   = i18n.Msg{JA: "ユーザーの依頼が具体的でなければ、この状況を伝えて続けるかどうか確認してから動いてください。", EN: "Unless the user's request says what to do, tell them where work left off and ask whether to continue before acting."}
 	msgAskStale      = i18n.Msg{JA: "記録は古い（%s）です。ユーザーの依頼が具体的でなければ、まだ続ける価値があるか確認してください。", EN: "This is old (%s). Unless the user's request says what to do, ask whether it is still worth continuing."}
+	msgIgnored       = i18n.Msg{JA: "ステートファイル %s は読んでいません（%s）。自動ログから推定しています。", EN: "The state file %s was not read (%s); this is estimated from the activity log."}
 	msgSetupOnlyLine = i18n.Msg{JA: "前回は baton の仕組み（ステートファイルや設定）の調整だけだったようです。", EN: "Last time only baton's own setup (its state files and settings) was adjusted."}
 
 	msgNowLast       = i18n.Msg{JA: "**最終アクティビティ**：%s", EN: "**Last activity**: %s"}
@@ -240,6 +241,13 @@ var (
 	msgLeftL1  = i18n.Msg{JA: "直近の要約 %d 件", EN: "%d recent summary"}
 	msgLeftL2  = i18n.Msg{JA: "日次の要約 %d 件", EN: "%d daily summary"}
 )
+
+// ignoredWhy says why a state file was not read, by Briefing.StateIgnored.
+var ignoredWhy = map[string]i18n.Msg{
+	IgnoredTracked: {JA: "git で管理されているファイルで、リポジトリと一緒に来たものです", EN: "git tracks it: it came with the repository"},
+	IgnoredLink:    {JA: "シンボリックリンクです", EN: "it is a symbolic link"},
+	IgnoredUnknown: {JA: "git で管理されているかどうか確かめられませんでした", EN: "whether git tracks it could not be told"},
+}
 
 // head is the restart case, the task and what to do: the part always
 // kept. worth says whether it is worth saying on its own (more than the
@@ -277,6 +285,9 @@ func (br *Brief) head(o BriefOptions) (text string, worth bool) {
 	if b.StateError != nil {
 		lines = append(lines, msgBroken.Format(lang, b.statePath(), b.StateError.Message(lang)))
 	}
+	if why, ok := ignoredWhy[b.StateIgnored]; ok {
+		lines = append(lines, msgIgnored.Format(lang, b.statePath(), why.In(lang)))
+	}
 	if b.Task != "" {
 		lines = append(lines, msgTaskLine.Format(lang, br.taskFrom(o), quote.Block(lang, b.Task)))
 		if b.PreviousTask != "" && b.PreviousTask != b.Task && br.Case == recall.CaseStartup {
@@ -297,7 +308,7 @@ func (br *Brief) head(o BriefOptions) (text string, worth bool) {
 	default:
 		lines = append(lines, msgAskContinue.In(lang))
 	}
-	worth = worth || something || b.Elsewhere != nil || b.StateError != nil
+	worth = worth || something || b.Elsewhere != nil || b.StateError != nil || b.StateIgnored != ""
 	return strings.Join(lines, "\n"), worth
 }
 

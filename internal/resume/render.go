@@ -74,6 +74,7 @@ type jsonBriefing struct {
 	StateFile       string      `json:"state_file"`
 	StateFileBroken bool        `json:"state_file_broken"`
 	StateFileError  string      `json:"state_file_error,omitempty"`
+	StateIgnored    string      `json:"state_file_ignored,omitempty"`
 	LastActivity    *string     `json:"last_activity"`
 	LastActivityAge *int64      `json:"last_activity_age_seconds"`
 	Records         int         `json:"records"`
@@ -119,7 +120,7 @@ func (br *Brief) JSON() ([]byte, error) {
 	j := jsonBriefing{
 		Source: b.Source, Task: cmp.Or(b.Task, b.fileTask), Updated: timeOrNull(b.Updated), Status: string(b.Status),
 		Stale: b.Stale, Now: orEmpty(b.Doing), Next: orEmpty(b.Next),
-		StateFile: b.StateFile, StateFileBroken: b.StateBroken(),
+		StateFile: b.StateFile, StateFileBroken: b.StateBroken(), StateIgnored: b.StateIgnored,
 		LastActivity: timeOrNull(b.LastActivity), Records: b.Records,
 		TopFiles: b.TopFiles, Commands: orEmpty(b.Commands), SetupOnly: b.SetupOnly,
 		Worktree: b.Worktree, Branch: b.Branch, Text: br.Text,

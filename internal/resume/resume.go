@@ -23,15 +23,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/statefile"
@@ -114,6 +117,10 @@ type Briefing struct {
 	// nil when it is usable or missing.
 	StateFile  string
 	StateError *statefile.FormatError
+	// StateIgnored says why current.md, which exists, was not read at
+	// all (IgnoredTracked, IgnoredLink, IgnoredUnknown): a file the
+	// repository can plant is not the person's own state; "" otherwise.
+	StateIgnored string
 
 	// From the journal.
 	LastActivity time.Time // zero when the worktree has no records
@@ -178,9 +185,12 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 		Source: FromNothing, StateFile: o.State.CurrentOf(o.Worktree, o.Main),
 		Worktree: o.Worktree, Branch: o.Branch, At: o.Now,
 	}
-	sf, err := readState(b.StateFile)
+	sf, err := readState(ctx, b.StateFile)
 	var fe *statefile.FormatError
+	var ig ignoredError
 	switch {
+	case errors.As(err, &ig):
+		b.StateIgnored = string(ig)
 	case errors.As(err, &fe):
 		b.StateError = fe
 	case err != nil:
@@ -229,23 +239,56 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 	return b, nil
 }
 
+// Why an existing current.md was not read.
+const (
+	IgnoredTracked = "tracked" // git tracks it: it came with the repository
+	IgnoredLink    = "link"    // it is a symbolic link
+	IgnoredUnknown = "unknown" // whether git tracks it could not be told
+)
+
+// ignoredError is a current.md left unread, for the reason it holds.
+type ignoredError string
+
+func (e ignoredError) Error() string { return "state file not read: " + string(e) }
+
 // readState reads and parses current.md: nil, nil when it does not exist.
 // A file that cannot be read (a folder in its place, no permission) is as
 // unusable as a broken one: the briefing falls back to the journal and says
-// why.
-func readState(path string) (*statefile.File, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+// why. A link, or a file git tracks (a cloned repository can commit one
+// full of instructions), is not read at all: an ignoredError.
+func readState(ctx context.Context, path string) (*statefile.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
+	case errors.Is(err, syscall.ELOOP):
+		return nil, ignoredError(IgnoredLink)
+	case err != nil:
+		return nil, unreadable(err)
 	}
-	if err != nil {
-		detail := err.Error()
-		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-			detail = pe.Err.Error()
+	defer f.Close()
+	if repo, ferr := gitrepo.Find(filepath.Dir(path)); ferr == nil {
+		switch tracked, terr := repo.Tracked(ctx, path); {
+		case terr != nil:
+			return nil, ignoredError(IgnoredUnknown)
+		case tracked:
+			return nil, ignoredError(IgnoredTracked)
 		}
-		return nil, &statefile.FormatError{Problem: statefile.Unreadable, Detail: detail}
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, unreadable(err)
 	}
 	return statefile.Parse(b)
+}
+
+// unreadable is a state file that cannot be read, for the reason err gives.
+func unreadable(err error) error {
+	detail := err.Error()
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		detail = pe.Err.Error()
+	}
+	return &statefile.FormatError{Problem: statefile.Unreadable, Detail: detail}
 }
 
 // records returns the worktree's recent records of every kind and its
