@@ -156,7 +156,18 @@ func (ix *Index) CatchUp(ctx context.Context, progress func(done, total int64)) 
 		return err
 	}
 	defer unlock()
-	return ix.catchUp(ctx, progress, false)
+	return cutShort(ctx, ix.catchUp(ctx, progress, false))
+}
+
+// cutShort names the cancellation of ctx as the cause of err when ctx ended:
+// database/sql may report a statement cancelled under it as closed rather
+// than cancelled, and the caller must be able to tell a cut-short catch-up
+// (to go on with later) from a failed one.
+func cutShort(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil || errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return fmt.Errorf("%w (%v)", ctx.Err(), err)
 }
 
 // Rebuild empties the index and reads everything again, waiting for another
@@ -170,7 +181,7 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int64)) 
 		return err
 	}
 	defer unlock()
-	return ix.catchUp(ctx, progress, true)
+	return cutShort(ctx, ix.catchUp(ctx, progress, true))
 }
 
 // Bulk loading. A catch-up writes through one connection with a larger page
