@@ -139,11 +139,24 @@ func TestRecallFailsOpen(t *testing.T) {
 			if tt.wantLog != "" && !strings.Contains(string(log), tt.wantLog) {
 				t.Errorf("baton.log = %q; want %q in it", log, tt.wantLog)
 			}
-			if tt.wantLog == "" && len(log) > 0 {
+			if tt.wantLog == "" && len(withoutDeadlines(log)) > 0 {
 				t.Errorf("baton.log = %q; want nothing", log)
 			}
 		})
 	}
+}
+
+// withoutDeadlines drops the lines saying that recall ran out of its time
+// budget: on a loaded machine reading a damaged journal may, and answering
+// nothing then is the point. Any other line is a problem the damage caused.
+func withoutDeadlines(log []byte) []byte {
+	var out []byte
+	for _, line := range bytes.SplitAfter(log, []byte("\n")) {
+		if !bytes.Contains(line, []byte(context.DeadlineExceeded.Error())) {
+			out = append(out, line...)
+		}
+	}
+	return out
 }
 
 func write(t *testing.T, path string, b []byte) {
