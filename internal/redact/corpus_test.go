@@ -13,14 +13,20 @@ import (
 )
 
 // The corpus tests measure Redact on realistic text: lines that carry a
-// secret (testdata/secrets.txt, filled with fake values) must lose it, and
-// ordinary lines (testdata/ordinary.txt and lines generated from the
-// templates below) must stay as they are.
+// secret (testdata/secrets.txt, filled with fake values, and
+// testdata/prose-secrets.txt, prose that names a secret in passing) must
+// lose it, written alone, in a journal record and in a transcript line
+// with either JSON spacing; and ordinary lines (testdata/ordinary.txt,
+// lines generated from the templates below, and testdata/prose-ordinary.txt,
+// prose about passwords, keys and logins that holds none) must stay as they
+// are.
 
 const (
-	minSecretLines   = 200
-	minOrdinaryLines = 1000
-	maxAlteredShare  = 0.01
+	minSecretLines        = 200
+	minOrdinaryLines      = 1000
+	minProseSecretLines   = 60
+	minProseOrdinaryLines = 200
+	maxAlteredShare       = 0.01
 )
 
 // readCorpus returns the lines of a testdata file, without comments and
@@ -234,8 +240,19 @@ func TestCorpusSecretsLeakNothing(t *testing.T) {
 		if len(secrets) == 0 {
 			t.Errorf("template %q has no {kind} placeholder", tmpl)
 		}
-		for _, in := range []string{line, hookRecord(t, line)} {
-			out := Redact(in)
+		leaks += leaks1(t, line, secrets)
+	}
+	t.Logf("%d lines with secrets, each alone, in a hook record and in transcript lines: %d leaks", len(templates), leaks)
+}
+
+// leaks1 redacts line alone, in a hook record and in a transcript line with
+// each JSON spacing, reports each secret left in the output and returns
+// how many were.
+func leaks1(t *testing.T, line string, secrets []string) int {
+	t.Helper()
+	leaks := 0
+	for _, in := range []string{line, hookRecord(t, line), transcriptLine(t, line, false), transcriptLine(t, line, true)} {
+		for _, out := range []string{Redact(in), string(JSONLines([]byte(in)))} {
 			for _, s := range secrets {
 				if p := leaked(out, s); p != "" {
 					leaks++
@@ -244,7 +261,126 @@ func TestCorpusSecretsLeakNothing(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d lines with secrets, each alone and in a hook record: %d leaks", len(templates), leaks)
+	return leaks
+}
+
+// transcriptLine wraps a line as a Claude Code transcript holds a command:
+// a tool_use block whose input is the line. With spaced, the JSON has a
+// space after each ':' and ',' between tokens, as other writers (Python's
+// json.dumps) put them.
+func transcriptLine(t *testing.T, line string, spaced bool) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(map[string]any{
+		"type": "assistant", "timestamp": "2026-01-02T03:04:05Z",
+		"message": map[string]any{"role": "assistant", "content": []any{
+			map[string]any{"type": "text", "text": "Running it now."},
+			map[string]any{"type": "tool_use", "id": "toolu_01", "name": "Bash",
+				"input": map[string]string{"command": line, "description": "Run it"}},
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.TrimSuffix(b.String(), "\n")
+	if spaced {
+		out = spaceJSON(out)
+	}
+	return out
+}
+
+// spaceJSON puts a space after every ':' and ',' of compact JSON that is
+// not inside a string.
+func spaceJSON(s string) string {
+	var b strings.Builder
+	in, esc := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		b.WriteByte(c)
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case !in && (c == ':' || c == ','):
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// Marks around the secret in a line of testdata/prose-secrets.txt.
+const (
+	openSecret  = "⟦"
+	closeSecret = "⟧"
+)
+
+// unmark returns a line of testdata/prose-secrets.txt without its marks,
+// and the secrets that were between them.
+func unmark(t *testing.T, l string) (string, []string) {
+	var b strings.Builder
+	var secrets []string
+	for {
+		i := strings.Index(l, openSecret)
+		if i < 0 {
+			break
+		}
+		j := strings.Index(l[i:], closeSecret)
+		if j < 0 {
+			t.Fatalf("unclosed %s in %q", openSecret, l)
+		}
+		b.WriteString(l[:i])
+		secret := l[i+len(openSecret) : i+j]
+		b.WriteString(secret)
+		secrets = append(secrets, secret)
+		l = l[i+j+len(closeSecret):]
+	}
+	b.WriteString(l)
+	return b.String(), secrets
+}
+
+func TestCorpusProseSecretsLeakNothing(t *testing.T) {
+	lines := readCorpus(t, "testdata/prose-secrets.txt")
+	if len(lines) < minProseSecretLines {
+		t.Fatalf("testdata/prose-secrets.txt has %d lines; want at least %d", len(lines), minProseSecretLines)
+	}
+	leaks, leakyLines := 0, 0
+	for _, l := range lines {
+		line, secrets := unmark(t, l)
+		if len(secrets) == 0 {
+			t.Errorf("line %q marks no secret", l)
+		}
+		if n := leaks1(t, line, secrets); n > 0 {
+			leaks += n
+			leakyLines++
+		}
+	}
+	t.Logf("%d prose lines with secrets, each alone, in a hook record and in transcript lines: %d leaks from %d lines", len(lines), leaks, leakyLines)
+}
+
+func TestCorpusProseOrdinaryLinesStay(t *testing.T) {
+	lines := readCorpus(t, "testdata/prose-ordinary.txt")
+	if len(lines) < minProseOrdinaryLines {
+		t.Fatalf("testdata/prose-ordinary.txt has %d lines; want at least %d", len(lines), minProseOrdinaryLines)
+	}
+	altered := 0
+	for _, l := range lines {
+		for _, in := range []string{l, transcriptLine(t, l, true)} {
+			if got := Redact(in); got != in {
+				altered++
+				t.Logf("altered: %q\n      -> %q", in, got)
+				break
+			}
+		}
+	}
+	share := float64(altered) / float64(len(lines))
+	t.Logf("%d ordinary prose lines, alone and in a transcript line: %d altered (%.2f%%)", len(lines), altered, 100*share)
+	if share > maxAlteredShare {
+		t.Errorf("Redact altered %d of %d ordinary prose lines (%.2f%%); want at most %.0f%%", altered, len(lines), 100*share, 100*maxAlteredShare)
+	}
 }
 
 func TestCorpusOrdinaryLinesStay(t *testing.T) {
