@@ -73,8 +73,9 @@ type ruleRuns struct {
 	budget int
 }
 
-// find appends to spans the secrets that gitleaks' rules and the
-// high-entropy check find in s, in one pass over its bytes.
+// find appends to spans the secrets that gitleaks' rules, the
+// high-entropy check and the naming words of prose.go find in s, in one
+// pass over its bytes.
 //
 // A keyword is looked for where a word starts (after a byte that is not a
 // letter or digit) or where it starts with punctuation, which keeps the pass
@@ -94,7 +95,13 @@ func find(s string, spans []span) []span {
 			for next < len(s) && byteClass[s[next]]&classAlnum != 0 {
 				next++
 			}
+			if next > i+1 && namingPair(s[i], s[i+1]) {
+				spans = named(s, i, false, spans)
+			}
 		} else {
+			if c := s[i]; c >= 0x80 && c < 0xC0 && namingJaLast>>(c&63)&1 != 0 && i >= 2 {
+				spans = named(s, i-2, true, spans)
+			}
 			if class&classRun == 0 && run >= 0 {
 				spans = highEntropy(s, run, i, spans)
 				run = -1

@@ -22,6 +22,11 @@
 //	cookie        the value of a Cookie or Set-Cookie header
 //	argument      the argument of an option that takes a secret (--token abc,
 //	              docker login -p, redis-cli -a, mysql -pSECRET)
+//	password      a password named in prose ("the db password is …",
+//	              "パスワードは … です", "login: admin / …"), and the
+//	              password of -u user:password (see prose.go)
+//	key           a key or token named in prose ("the API key is …",
+//	              "APIキーは … です")
 //
 //	high-entropy  a long random-looking value of no known shape (see entropy.go)
 //	<rule id>     a secret found by one of gitleaks' rules, named by its id:
@@ -34,7 +39,8 @@
 //
 // A hand-written scanner finds the kinds above in one pass over the text. A
 // second pass looks for the keywords of gitleaks' default rules (brought in
-// by go generate, see gitleaks.go) and for high-entropy values; a rule's
+// by go generate, see gitleaks.go), for the words of prose that name a
+// secret (prose.go) and for high-entropy values; a rule's
 // regular expression is compiled the first time its keyword shows up and
 // runs only on the line around it. gitleaks' rules for JWTs, private keys and
 // generic key=value secrets are left to the scanner. The passes repeat while
@@ -74,7 +80,9 @@
 // does not name a kind of key that is no secret (STRIPE_KEY; not PRIMARY_KEY,
 // SORT_KEY, PUBLIC_KEY). A value of a key ending in key that reads as a file
 // path (/…, ~/…, ./…) is kept. Keys ending in cookie take the whole header
-// value to the end of its line or quoted string. Keys ending in
+// value to the end of its line or quoted string, unless the value is quoted
+// and made of lower-case letters, digits, '_' and '-' only, which names a
+// cookie (sessionCookie = "baton_session"). Keys ending in
 // authorization take the bearer rule: a leading scheme word (Bearer, Basic,
 // token, …) is kept and the credentials after it are replaced. So
 // "tokenizer", "max_tokens", "token_count" and "PWD" are not secret keys.
@@ -93,8 +101,9 @@
 // a call or index such as os.Getenv( or tokens[; a single name that itself
 // ends in a secret word, as in "Password: password,". Values are
 // single-line, so the body of a YAML block scalar after "password: |" is not
-// covered; nor are keys written in other scripts than ASCII. After a ':'
-// whose key follows a word on its line ("a GitHub token: no token in…"), a
+// covered; nor are keys written in other scripts than ASCII (Japanese words
+// that name a secret are prose.go's). After a ':' whose key follows a word
+// on its line ("a GitHub token: no token in…"), a
 // value of lower-case letters only is a word of a sentence and stays.
 //
 // Secrets passed to commands: the argument after a long option whose name
@@ -104,9 +113,14 @@
 // nerdctl, buildah, skopeo, helm, oras, crane or cf login and in sshpass; -a
 // in redis-cli; -u and --user (user:password) and -b (a cookie) in curl;
 // -pSECRET written together in mysql, mysqldump and the other mysql tools;
-// and the others listed in passwordFlags. The command is the first word of the text since the last line
-// break, ';', '|', '&', '(' or JSON string start, after sudo, env and
-// VAR=value. "aws configure set KEY VALUE", "git config KEY VALUE" and the
+// and the others listed in passwordFlags; -p'SECRET' quoted against the
+// letter, and -u user:password when the password holds a letter and a digit
+// or a symbol, after any command. The command is the last word naming one
+// of passwordFlags' commands in the text since the last line break, ';',
+// '|', '&', '(' or JSON string start (whatever the spacing after the ':'),
+// so that a command in a sentence counts ("I ran curl -u …"); failing
+// that, the first word of that text, after sudo, env and VAR=value.
+// "aws configure set KEY VALUE", "git config KEY VALUE" and the
 // like replace the VALUE of the first KEY that names a secret, and so does
 // "login USER password SECRET" in .netrc files.
 //
@@ -206,6 +220,9 @@ func redactFound(s string) (string, bool) {
 		sp := spans[i]
 		for i++; i < len(spans) && spans[i].start < sp.end; i++ {
 			sp.end = max(sp.end, spans[i].end) // overlapping finds become one
+			if spans[i].start == sp.start && namedKind(sp.kind) && spans[i].kind != kindHighEntropy {
+				sp.kind = spans[i].kind // a gitleaks rule names it better
+			}
 		}
 		out.WriteString(s[done:sp.start])
 		out.WriteString(marker)

@@ -66,7 +66,7 @@ var passwordFlags = [...]struct {
 }{
 	{'p', false, true, []string{"docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "crane", "cf", "az"}},
 	{'p', false, false, []string{"sshpass", "twine", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport"}},
-	{'p', true, false, []string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump", "7z", "7za"}},
+	{'p', true, false, []string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump", "7z", "7za", "sshpass"}},
 	{'P', false, false, []string{"sqlcmd", "bcp", "zip", "unzip"}},
 	{'a', false, false, []string{"redis-cli"}},
 	{'w', false, false, []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldappasswd", "ldapwhoami", "ldapcompare"}},
@@ -99,27 +99,63 @@ func (r *redactor) shortFlag(i int) (start, end int, kind string) {
 		}
 		return start, end, r.kindOf(start, end, kindArgument)
 	}
+	switch {
+	case c == 'p' && !spaced && (isQuote(s[j]) || s[j] == '\\'):
+		// -p'SECRET' quoted against the letter is a password whatever the
+		// command. A port mapping is not quoted that way, and the quote
+		// that ends a JSON string after "… -p" holds no password.
+		if start, end, ok := r.argument(j); ok && start > j && !portLike(s[start:end]) &&
+			namedPassword(s[start:end]) && !strings.ContainsAny(s[start:end], " \t") {
+			return start, end, r.kindOf(start, end, kindArgument)
+		}
+	case c == 'u' && spaced:
+		// -u user:password, whatever the command, when the part after the
+		// ':' reads as a password rather than a group (-u 1000:1000, -u
+		// app:app, -u www-data:www-data).
+		j = skipBlanks(s, j)
+		e := tokenEnd(s, j)
+		if k := strings.IndexByte(s[j:e], ':'); k > 0 {
+			if start, end, ok := pairPassword(s, s[j:j+k], j+k+1); ok {
+				return start, end, r.kindOf(start, end, kindPassword)
+			}
+		}
+	}
 	return 0, 0, ""
 }
 
+// portLike reports whether v reads as a port mapping: digits, ':' and '.'.
+func portLike(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if !isDigit(v[i]) && v[i] != ':' && v[i] != '.' {
+			return false
+		}
+	}
+	return true
+}
+
 // command returns the name of the command whose arguments s[i] is among
-// (the first word of its segment, after sudo, env and VAR=value prefixes,
-// without its folder) and whether a "login" word comes before i. It reads
-// the text before i as the output has it, replacements included, so that
-// Redact finds the same command again in its own output.
+// and whether a "login" word comes before i. The command is the last word
+// of its segment before i that names one of passwordFlags' commands, so
+// that a command in a sentence counts ("I ran curl -u …", "run: mysql
+// -p…"); failing that, the first word of the segment, after sudo, env and
+// VAR=value prefixes. Either is taken without its folder. A segment starts
+// after a line break, one of ; | & ( ` { or the quote that opens a JSON
+// string value, whatever the spacing (":"x", ": "x"). It reads the text
+// before i as the output has it, replacements included, so that Redact
+// finds the same command again in its own output.
 func (r *redactor) command(i int) (name string, login bool) {
 	t := r.textBefore(i, maxCommandLookBack)
 	k := len(t)
 	for k > 0 {
 		c := t[k-1]
 		if c == '\n' || c == '\r' || c == ';' || c == '|' || c == '&' || c == '(' || c == '`' || c == '{' ||
-			c == '"' && k >= 2 && (t[k-2] == ':' || t[k-2] == '[' || t[k-2] == ',') ||
+			c == '"' && jsonValueStart(t[:k-1]) ||
 			c == 'n' && k >= 2 && t[k-2] == '\\' {
 			break
 		}
 		k--
 	}
-	first := true
+	first, known := true, ""
 	for p := k; p < len(t); {
 		p = skipBlanks(t, p)
 		e := p
@@ -127,19 +163,49 @@ func (r *redactor) command(i int) (name string, login bool) {
 			e++
 		}
 		w := strings.Trim(t[p:e], `"'\`)
+		w = w[strings.LastIndexByte(w, '/')+1:]
 		p = e
+		if knownCommand(w) {
+			known = w
+		}
 		switch {
 		case w == "":
 		case first && (w == "sudo" || w == "env" || w == "exec" || w == "command" || w == "time" ||
 			strings.IndexByte(w, '=') > 0 || strings.HasPrefix(w, "-")):
 		case first:
-			name = w[strings.LastIndexByte(w, '/')+1:]
+			name = w
 			first = false
 		case w == "login":
 			login = true
 		}
 	}
+	if known != "" {
+		name = known
+	}
 	return name, login
+}
+
+// jsonValueStart reports whether a quote after t opens a JSON string: t
+// ends in ':', '[' or ',' and maybe blanks.
+func jsonValueStart(t string) bool {
+	k := len(t)
+	for k > 0 && isBlank(t[k-1]) {
+		k--
+	}
+	return k > 0 && (t[k-1] == ':' || t[k-1] == '[' || t[k-1] == ',')
+}
+
+// knownCommand reports whether w names a command of passwordFlags.
+func knownCommand(w string) bool {
+	if w == "" || !isLetter(w[0]) && !isDigit(w[0]) {
+		return false
+	}
+	for _, f := range passwordFlags {
+		if slices.Contains(f.cmds, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // textBefore returns up to n bytes of the text before s[i] as the output has
@@ -281,7 +347,7 @@ func (r *redactor) header(j int) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	if p, q, esc := openQuote(s, j); q != 0 {
-		if e, closed := quotedEnd(s, p, q, esc); closed && !placeholder(s[p:e]) && !strings.Contains(s[p:e], marker) {
+		if e, closed := quotedEnd(s, p, q, esc); closed && !placeholder(s[p:e]) && !strings.Contains(s[p:e], marker) && !cookieName(s[p:e]) {
 			return p, e, true
 		}
 		return 0, 0, false
@@ -305,6 +371,18 @@ func (r *redactor) header(j int) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	return j, e, true
+}
+
+// cookieName reports whether a quoted cookie value is rather the name of a
+// cookie, as code declares it (sessionCookie = "baton_session"): a header
+// value holds name=value pairs.
+func cookieName(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !('a' <= c && c <= 'z') && !isDigit(c) && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
