@@ -13,10 +13,10 @@ import "strings"
 //
 //   - after a separator (: = => -> and the full-width ： ＝), unless the
 //     word is an assignment key (password: x is the assignment rule's);
-//   - after a verb (is, was, are, becomes, and "to" as in "set the
+//   - after a verb (is, was, are, becomes, 's, and "to" as in "set the
 //     password to …"), past fillers such as "now", "still" or "changed to",
-//     and past a short phrase that starts with a preposition ("the
-//     password for the wifi is …");
+//     and past a short phrase that starts with a preposition or a pronoun
+//     ("the password for the wifi is …", "the password you need is …");
 //   - in Japanese, after a particle (は, が, を, も) or a separator, or past a
 //     few words of Japanese to the first ASCII word ("パスワードを聞かれたら
 //     … と入力");
@@ -122,6 +122,7 @@ var (
 	namingVerbs        = [...]string{"is", "was", "are", "becomes", "became"}
 	namingFillers      = [...]string{"now", "still", "currently", "just", "actually", "set", "changed", "reset", "updated", "to"}
 	namingPrepositions = [...]string{"for", "of", "on", "at", "in", "from"}
+	namingPronouns     = [...]string{"i", "you", "we", "they", "he", "she"}
 	passwordManagers   = [...]string{"1password", "lastpass", "bitwarden", "keepass", "keepassxc", "keychain", "dashlane", "vault"}
 	japaneseParticles  = [...]string{"は", "が", "を", "も", "：", "＝", ":", "="}
 	japaneseQuotes     = [...][2]string{{"「", "」"}, {"『", "』"}, {"“", "”"}}
@@ -214,6 +215,9 @@ func namedEn(s string, e int, fam namingFamily, inName bool) (start, end int, ok
 		}
 		return namedValue(s, skipBlanks(s, q+n), fam, false)
 	}
+	if strings.HasPrefix(s[q:], "'s ") {
+		return namedValue(s, skipBlanks(s, q+len("'s ")), fam, false) // the password's …
+	}
 	if q == e {
 		return 0, 0, false
 	}
@@ -233,8 +237,8 @@ func namedEn(s string, e int, fam namingFamily, inName bool) (start, end int, ok
 				return start, end, true
 			}
 			prep = true
-		case oneOfFold(tok, namingPrepositions[:]):
-			prep = true
+		case oneOfFold(tok, namingPrepositions[:]), n == 0 && oneOfFold(tok, namingPronouns[:]):
+			prep = true // the password for the wifi is …, the password you need is …
 		case n == 0 && !inName:
 			return namedValue(s, q, fam, true)
 		case n == 0:
