@@ -157,11 +157,14 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		add(archiveCheck(f, repo, dir, cfg, lang))
 	}
 
+	tc, tcErr := chooseTracker(ctx, f, root, cfg)
 	switch {
 	case f.Getenv("GH_TOKEN") != "":
 		add("github", checkOK, msgDrGitHub.Format(lang, "GH_TOKEN"))
 	case f.Getenv("GITHUB_TOKEN") != "":
 		add("github", checkOK, msgDrGitHub.Format(lang, "GITHUB_TOKEN"))
+	case tcErr == nil && tc.localOnly:
+		// A local-only set-up needs no GitHub credentials.
 	default:
 		if p, err := exec.LookPath("gh"); err == nil {
 			add("github", checkOK, msgDrGitHub.Format(lang, p))
@@ -169,7 +172,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 			add("github", checkWarn, msgDrGitHubNone.In(lang))
 		}
 	}
-	add(trackerCheck(ctx, f, root, cfg, lang))
+	add(trackerCheck(tc, tcErr, lang))
 	if len(cfg.Worker.Repositories) > 0 {
 		for _, c := range workerChecks(ctx, f, cfg, lang) {
 			add(c.Name, c.Status, c.Detail)
@@ -305,8 +308,7 @@ func hooksCheck(ctx context.Context, f *Factory, root string, lang i18n.Lang) (s
 // trackerCheck says which issue tracker decisions and `baton issue` use, and
 // why. A tracker.kind: github that cannot be set up is a warning: only the
 // commands that post need it.
-func trackerCheck(ctx context.Context, f *Factory, root string, cfg *config.Config, lang i18n.Lang) (string, string, string) {
-	c, err := chooseTracker(ctx, f, root, cfg)
+func trackerCheck(c trackerChoice, err error, lang i18n.Lang) (string, string, string) {
 	if err != nil {
 		return "tracker", checkWarn, msgDrTrackerBad.Format(lang, tracker.Summary(err))
 	}

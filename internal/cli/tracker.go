@@ -65,6 +65,9 @@ type trackerChoice struct {
 	whyArgs []any
 	// github is the client's configuration when kind is github.
 	github github.Config
+	// localOnly is set when no GitHub repository is in sight: the local
+	// tracker was asked for, or nothing names a repository.
+	localOnly bool
 }
 
 // reason says in lang what made the choice.
@@ -75,6 +78,7 @@ var (
 	msgTrackerAutoHub   = i18n.Msg{JA: "自動: %s が GitHub のリポジトリ %s を指し、トークンが %s にあります", EN: "auto: %s names the GitHub repository %s and a token is in %s"}
 	msgTrackerAutoNoHub = i18n.Msg{JA: "自動: GitHub のリポジトリが見つかりません（%v）", EN: "auto: %v"}
 	msgTrackerAutoHost  = i18n.Msg{JA: "自動: origin のリポジトリは %s にあり、GitHub ではありません（GitHub Enterprise なら tracker.kind: github）", EN: "auto: the origin remote is on %s, not GitHub (for GitHub Enterprise set tracker.kind: github)"}
+	msgTrackerAutoLocal = i18n.Msg{JA: "自動: GitHub のリポジトリの指定がありません（GH_REPO も origin リモートもなし）", EN: "auto: nothing names a GitHub repository (no GH_REPO, no origin remote)"}
 	msgTrackerAutoToken = i18n.Msg{JA: "自動: %s は GitHub のリポジトリですが、トークンがありません（GH_TOKEN、GITHUB_TOKEN、`gh auth token` のどれも空）", EN: "auto: %s is on GitHub but no token was found (GH_TOKEN, GITHUB_TOKEN and `gh auth token` gave none)"}
 )
 
@@ -86,7 +90,7 @@ var (
 func chooseTracker(ctx context.Context, f *Factory, root string, cfg *config.Config) (trackerChoice, error) {
 	kind := cfg.TrackerKind()
 	if kind == config.TrackerKindLocal {
-		return trackerChoice{kind: kind, why: msgTrackerAsked, whyArgs: []any{kind}}, nil
+		return trackerChoice{kind: kind, why: msgTrackerAsked, whyArgs: []any{kind}, localOnly: true}, nil
 	}
 	gc, err := gitHubConfig(ctx, f, root, cfg)
 	if kind == config.TrackerKindGitHub {
@@ -101,6 +105,10 @@ func chooseTracker(ctx context.Context, f *Factory, root string, cfg *config.Con
 		return trackerChoice{kind: config.TrackerKindLocal, why: why, whyArgs: args}, nil
 	}
 	switch {
+	case errors.Is(err, github.ErrNoRepo):
+		c, err := local(msgTrackerAutoLocal)
+		c.localOnly = true
+		return c, err
 	case err != nil && !noToken:
 		return local(msgTrackerAutoNoHub, err)
 	case gc.RepoFrom == "origin" && gc.Host != "github.com" && f.Getenv("GITHUB_API_URL") == "":

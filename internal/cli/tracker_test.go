@@ -27,7 +27,7 @@ func TestChooseTracker(t *testing.T) {
 		wantKind string
 		wantWhy  string
 	}{
-		{name: "nothing named", wantKind: "local", wantWhy: "auto: no GitHub repository"},
+		{name: "nothing named", wantKind: "local", wantWhy: "auto: nothing names a GitHub repository (no GH_REPO, no origin remote)"},
 		{name: "GH_REPO and GH_TOKEN", env: map[string]string{"GH_REPO": "acme/widgets", "GH_TOKEN": "t"},
 			wantKind: "github", wantWhy: "auto: GH_REPO names the GitHub repository acme/widgets and a token is in GH_TOKEN"},
 		{name: "origin on GitHub, GITHUB_TOKEN", origin: "git@github.com:acme/widgets.git", env: map[string]string{"GITHUB_TOKEN": "t"},

@@ -162,6 +162,10 @@ func Resolve(ctx context.Context, env Env) (Config, error) {
 	return cfg, nil
 }
 
+// ErrNoRepo means nothing names a repository: GH_REPO is not set and the
+// worktree has no origin remote.
+var ErrNoRepo = errors.New("no GitHub repository")
+
 // resolveRepo finds the repository from GH_REPO or the origin remote.
 func resolveRepo(ctx context.Context, env Env) (host, owner, name string, err error) {
 	if v := env.Getenv("GH_REPO"); v != "" {
@@ -172,11 +176,11 @@ func resolveRepo(ctx context.Context, env Env) (host, owner, name string, err er
 		return host, owner, name, nil
 	}
 	if env.Dir == "" {
-		return "", "", "", errors.New("no GitHub repository: set GH_REPO to owner/name")
+		return "", "", "", fmt.Errorf("%w: set GH_REPO to owner/name", ErrNoRepo)
 	}
 	out, err := env.Output(ctx, env.Dir, "git", "remote", "get-url", "origin")
 	if err != nil {
-		return "", "", "", fmt.Errorf("no GitHub repository: set GH_REPO to owner/name, or add an origin remote: %w", err)
+		return "", "", "", fmt.Errorf("%w: set GH_REPO to owner/name, or add an origin remote: %w", ErrNoRepo, err)
 	}
 	host, owner, name, err = ParseRemote(strings.TrimSpace(string(out)))
 	if err != nil {
