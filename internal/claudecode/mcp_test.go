@@ -165,3 +165,101 @@ func TestMCPInvalid(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestApproveMCPServer(t *testing.T) {
+	tests := []struct {
+		name, input, approved, unapproved string
+	}{
+		{
+			name:       "first approval",
+			input:      `{"model": "opus"}`,
+			approved:   `{"model": "opus","enabledMcpjsonServers": ["baton"]}`,
+			unapproved: `{"model": "opus"}`,
+		},
+		{
+			name:       "beside the person's own approvals",
+			input:      `{"enabledMcpjsonServers": ["lint"]}`,
+			approved:   `{"enabledMcpjsonServers": ["lint","baton"]}`,
+			unapproved: `{"enabledMcpjsonServers": ["lint"]}`,
+		},
+		{
+			name:       "already approved",
+			input:      `{"enabledMcpjsonServers": ["baton"]}`,
+			approved:   `{"enabledMcpjsonServers": ["baton"]}`,
+			unapproved: `{}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "settings.local.json")
+			if err := os.WriteFile(path, []byte(tt.input), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ApproveMCPServer(context.Background(), path, "baton"); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != tt.approved {
+				t.Errorf("approved: got %q; want %q", got, tt.approved)
+			}
+			if _, err := UnapproveMCPServer(context.Background(), path, "baton"); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != tt.unapproved {
+				t.Errorf("unapproved: got %q; want %q", got, tt.unapproved)
+			}
+		})
+	}
+}
+
+func TestMCPServerEnabled(t *testing.T) {
+	const server = `{"mcpServers": {"baton": {"command": "baton", "args": ["mcp"]}}}`
+	tests := []struct {
+		name             string
+		mcp, local, user string // "" for no file
+		want             bool
+	}{
+		{name: "registered and approved by name", mcp: server, local: `{"enabledMcpjsonServers": ["baton"]}`, want: true},
+		{name: "all project servers approved", mcp: server, user: `{"enableAllProjectMcpServers": true}`, want: true},
+		{name: "registered, not approved", mcp: server, local: `{}`},
+		{name: "approved, not registered", local: `{"enabledMcpjsonServers": ["baton"]}`},
+		{name: "another server registered", mcp: `{"mcpServers": {"lint": {"command": "l"}}}`, local: `{"enabledMcpjsonServers": ["baton"]}`},
+		{name: "disabled", mcp: server, local: `{"disabledMcpjsonServers": ["baton"]}`, user: `{"enableAllProjectMcpServers": true}`},
+		{name: "broken .mcp.json", mcp: `{"mcpServers": `, local: `{"enabledMcpjsonServers": ["baton"]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, root := t.TempDir(), t.TempDir()
+			local, _, user := SettingsPaths(home, root)
+			for path, data := range map[string]string{filepath.Join(root, MCPConfigFile): tt.mcp, local: tt.local, user: tt.user} {
+				if data == "" {
+					continue
+				}
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := MCPServerEnabled(home, root, "baton"); got != tt.want {
+				t.Errorf("got %v; want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRemoveIfEmpty(t *testing.T) {
+	for _, tt := range []struct {
+		input string
+		want  bool
+	}{{"{}\n", true}, {"{ }", true}, {`{"model": "opus"}`, false}, {"not json", false}} {
+		path := filepath.Join(t.TempDir(), "f.json")
+		if err := os.WriteFile(path, []byte(tt.input), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := RemoveIfEmpty(path)
+		if _, serr := os.Stat(path); err != nil || got != tt.want || errors.Is(serr, os.ErrNotExist) != tt.want {
+			t.Errorf("RemoveIfEmpty(%q) = %v, %v (file gone: %v); want %v", tt.input, got, err, serr != nil, tt.want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
+	"github.com/baton-cli/baton/internal/mcpserver"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/tracker"
 )
@@ -173,6 +174,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		}
 	}
 	add(trackerCheck(tc, tcErr, lang))
+	add(mcpCheck(f, root, lang))
 	if len(cfg.Worker.Repositories) > 0 {
 		for _, c := range workerChecks(ctx, f, cfg, lang) {
 			add(c.Name, c.Status, c.Detail)
@@ -303,6 +305,29 @@ func hooksCheck(ctx context.Context, f *Factory, root string, lang i18n.Lang) (s
 		return "hooks", checkWarn, strings.Join(partial, "; ")
 	}
 	return "hooks", checkFail, msgDrHooksNone.In(lang)
+}
+
+var (
+	msgDrMCP        = i18n.Msg{JA: "MCP サーバー baton（baton mcp）が %s に登録され、承認されています。ブリーフィングが案内する mcp__baton__… ツールが使えます", EN: "the MCP server baton (baton mcp) is registered in %s and approved: the mcp__baton__… tools briefings name are there"}
+	msgDrMCPOff     = i18n.Msg{JA: "MCP サーバー baton が %s に登録されていません。ブリーフィングは MCP ツールの代わりに baton のコマンドを案内します。`baton init` で登録できます", EN: "the MCP server baton is not registered in %s: briefings name baton's commands instead of its MCP tools; `baton init` registers it"}
+	msgDrMCPPending = i18n.Msg{JA: "MCP サーバー baton は %s にありますが、設定で承認されていません（enabledMcpjsonServers）。ブリーフィングは baton のコマンドを案内します。`baton init` で承認できます", EN: "the MCP server baton is in %s but no settings file approves it (enabledMcpjsonServers): briefings name baton's commands instead; `baton init` approves it"}
+)
+
+// mcpCheck says whether the pull tools every briefing names exist: the
+// worktree's .mcp.json registers baton mcp and a settings file approves
+// it, as recall.PullsFor decides for the briefing.
+func mcpCheck(f *Factory, root string, lang i18n.Lang) (string, string, string) {
+	if root == "" {
+		return "mcp", checkWarn, msgDrMCPOff.Format(lang, claudecode.MCPConfigFile)
+	}
+	path := filepath.Join(root, claudecode.MCPConfigFile)
+	switch {
+	case claudecode.MCPServerEnabled(f.Getenv("HOME"), root, mcpserver.Name):
+		return "mcp", checkOK, msgDrMCP.Format(lang, displayRel(path, root))
+	case claudecode.MCPServerDefined(path, mcpserver.Name):
+		return "mcp", checkWarn, msgDrMCPPending.Format(lang, displayRel(path, root))
+	}
+	return "mcp", checkWarn, msgDrMCPOff.Format(lang, displayRel(path, root))
 }
 
 // trackerCheck says which issue tracker decisions and `baton issue` use, and

@@ -24,8 +24,9 @@ type InitOptions struct {
 	Uninstall bool
 	Command   string
 	Lang      string
-	// MCP also registers `baton mcp` in the repository's .mcp.json.
-	MCP bool
+	// MCP registers `baton mcp` as the project's MCP server (the default
+	// in a repository; with User only when asked); NoMCP leaves it out.
+	MCP, NoMCP bool
 }
 
 // NewCmdInit builds `baton init`, which wires Claude Code's hooks to baton.
@@ -39,12 +40,19 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 			".claude/settings.local.json (this machine only); --shared writes .claude/settings.json\n" +
 			"(committed, for the whole team, with a command that picks baton-hook or baton hook on each\n" +
 			"machine); --user writes ~/.claude/settings.json (every project).\n" +
+			"In a repository it also registers `baton mcp` as the MCP server baton in .mcp.json and\n" +
+			"approves it by name in .claude/settings.local.json, so the pull tools briefings name exist\n" +
+			"(--no-mcp skips it; a .mcp.json git tracks is changed only with --shared). Files written for\n" +
+			"this machine only are added to .git/info/exclude.\n" +
 			"Other settings and hooks are kept. Running it twice changes nothing; --uninstall removes\n" +
 			"exactly what it added.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Shared && opts.User {
 				return flagError{errors.New("--shared and --user cannot be used together")}
+			}
+			if opts.MCP && opts.NoMCP {
+				return flagError{errors.New("--mcp and --no-mcp cannot be used together")}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -57,7 +65,8 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 	cmd.Flags().BoolVar(&opts.Uninstall, "uninstall", false, "remove the hooks baton added")
 	cmd.Flags().StringVar(&opts.Command, "command", "", "hook command to install (default baton-hook when on PATH, else \"baton hook\")")
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "message language: ja or en")
-	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "also register baton mcp in the repository's .mcp.json (with --uninstall: remove it)")
+	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "register baton mcp in the repository's .mcp.json also with --user (the default otherwise)")
+	cmd.Flags().BoolVar(&opts.NoMCP, "no-mcp", false, "do not register baton mcp (with --uninstall: leave it registered)")
 	return cmd
 }
 
@@ -100,8 +109,8 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	if repoErr != nil && !opts.User {
 		return errors.New(msgNeedRepo.Format(lang, repoErr))
 	}
-	if opts.MCP {
-		if err := initMCP(ctx, f, repo, repoErr, opts.Uninstall, lang); err != nil {
+	if opts.MCP || !opts.NoMCP && !opts.User {
+		if err := initMCP(ctx, f, repo, repoErr, opts.Shared, opts.Uninstall, lang); err != nil {
 			return err
 		}
 	}
@@ -126,10 +135,16 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		} else {
 			fmt.Fprintln(out, msgInitNone.Format(lang, path))
 		}
-		if repoErr == nil {
-			return uninstallExclude(f, repo, lang)
+		if repoErr != nil {
+			return nil
 		}
-		return nil
+		if _, err := claudecode.RemoveIfEmpty(local); err != nil {
+			return err
+		}
+		if err := removeExclude(f, repo, localExclude, lang); err != nil {
+			return err
+		}
+		return uninstallExclude(f, repo, lang)
 	}
 
 	ch, err := claudecode.InstallHooks(ctx, path, command)
@@ -142,15 +157,46 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		fmt.Fprintln(out, msgInitUnchanged.Format(lang, path))
 	}
 	if repoErr == nil {
-		added, err := repo.AddExclude(state.ExcludePattern)
-		if err != nil {
+		if err := addExclude(f, repo, state.ExcludePattern, lang); err != nil {
 			return err
 		}
-		if added {
-			fmt.Fprintln(out, msgExcludeAdded.Format(lang, state.ExcludePattern))
+		if _, err := os.Stat(local); err == nil {
+			if err := addExclude(f, repo, localExclude, lang); err != nil {
+				return err
+			}
 		}
 	}
 	fmt.Fprintln(out, msgInitNext.In(lang))
+	return nil
+}
+
+// localExclude is the line of info/exclude that keeps the person's own
+// settings file out of git.
+const localExclude = "/.claude/settings.local.json"
+
+// addExclude adds pattern to the repository's info/exclude, saying so when
+// it was not there.
+func addExclude(f *Factory, repo gitrepo.Repo, pattern string, lang i18n.Lang) error {
+	added, err := repo.AddExclude(pattern)
+	if err != nil {
+		return err
+	}
+	if added {
+		fmt.Fprintln(f.IO.Out, msgExcludeAdded.Format(lang, pattern))
+	}
+	return nil
+}
+
+// removeExclude takes pattern out of the repository's info/exclude,
+// saying so when it was there.
+func removeExclude(f *Factory, repo gitrepo.Repo, pattern string, lang i18n.Lang) error {
+	removed, err := repo.RemoveExclude(pattern)
+	if err != nil {
+		return err
+	}
+	if removed {
+		fmt.Fprintln(f.IO.Out, msgExcludeGone.Format(lang, pattern))
+	}
 	return nil
 }
 
@@ -163,14 +209,7 @@ func uninstallExclude(f *Factory, repo gitrepo.Repo, lang i18n.Lang) error {
 		fmt.Fprintln(f.IO.Out, msgExcludeKept.Format(lang, filepath.Join(repo.Main, state.RelDir)))
 		return nil
 	}
-	removed, err := repo.RemoveExclude(state.ExcludePattern)
-	if err != nil {
-		return err
-	}
-	if removed {
-		fmt.Fprintln(f.IO.Out, msgExcludeGone.Format(lang, state.ExcludePattern))
-	}
-	return nil
+	return removeExclude(f, repo, state.ExcludePattern, lang)
 }
 
 // commandLang picks the message language: the --lang flag, else the config,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -106,35 +107,59 @@ func searchIndex(ctx context.Context, f *Factory, e *contextEnv, query string, l
 	return msgSearchNone.Format(e.lang, query), nil
 }
 
-// MCPConfigFile is the repository's MCP configuration, which Claude Code
-// reads at the worktree's top.
-const MCPConfigFile = ".mcp.json"
-
 var (
 	msgMCPAdded     = i18n.Msg{JA: "%s に MCP サーバー baton（baton mcp）を登録しました", EN: "Registered the MCP server baton (baton mcp) in %s"}
 	msgMCPUnchanged = i18n.Msg{JA: "%s の MCP サーバー baton は登録済みです（変更なし）", EN: "%s already registers the MCP server baton (no change)"}
 	msgMCPRemoved   = i18n.Msg{JA: "%s から MCP サーバー baton を外しました", EN: "Removed the MCP server baton from %s"}
 	msgMCPNone      = i18n.Msg{JA: "%s に MCP サーバー baton はありません（変更なし）", EN: "%s has no MCP server baton (no change)"}
 	msgMCPNeedsRepo = i18n.Msg{JA: "--mcp はリポジトリの .mcp.json に書きます。git リポジトリの中で実行してください: %v", EN: "--mcp writes the repository's .mcp.json: run this inside a git repository: %v"}
+	msgMCPApproved  = i18n.Msg{JA: "%s で MCP サーバー baton を承認しました（Claude Code が確認なしで起動します）", EN: "Approved the MCP server baton in %s (Claude Code starts it without asking)"}
+	msgMCPTracked   = i18n.Msg{JA: "%s は git で管理されている（チームの）ファイルなので変更しませんでした。チームで使うなら `baton init --shared` で baton mcp を登録できます。それまでブリーフィングは MCP ツールの代わりに baton のコマンドを案内します。", EN: "%s is tracked by git (the team's file), so it was not changed; `baton init --shared` registers baton mcp for the team. Until then briefings name baton's commands instead of its MCP tools."}
 )
 
-// initMCP registers `baton mcp` in the repository's .mcp.json, or takes it
-// out when uninstall is set.
-func initMCP(ctx context.Context, f *Factory, repo gitrepo.Repo, repoErr error, uninstall bool, lang i18n.Lang) error {
+// mcpExclude is the line of info/exclude that keeps a .mcp.json baton
+// created for this machine out of git.
+const mcpExclude = "/" + claudecode.MCPConfigFile
+
+// initMCP registers `baton mcp` as the project's MCP server baton, so that
+// the pull tools every briefing names exist: in the worktree's .mcp.json,
+// approved by name in the person's own settings.local.json (Claude Code
+// then starts it without asking, and only it). A .mcp.json that git tracks
+// is the team's and is changed only with shared; one created here for this
+// machine is kept out of git. With uninstall it takes out exactly that.
+func initMCP(ctx context.Context, f *Factory, repo gitrepo.Repo, repoErr error, shared, uninstall bool, lang i18n.Lang) error {
 	if repoErr != nil {
 		return fmt.Errorf("%s", msgMCPNeedsRepo.Format(lang, repoErr))
 	}
-	path := filepath.Join(repo.Worktree, MCPConfigFile)
+	out := f.IO.Out
+	path := filepath.Join(repo.Worktree, claudecode.MCPConfigFile)
+	local, _, _ := claudecode.SettingsPaths(f.Getenv("HOME"), repo.Worktree)
+	teams := !shared && tracked(ctx, repo.Worktree, claudecode.MCPConfigFile)
 	if uninstall {
+		if ch, err := claudecode.UnapproveMCPServer(ctx, local, mcpserver.Name); err != nil {
+			return err
+		} else if len(ch.Removed) > 0 {
+			fmt.Fprintln(out, msgMCPRemoved.Format(lang, local))
+		}
+		if teams {
+			return nil
+		}
 		ch, err := claudecode.UninstallMCPServer(ctx, path, mcpserver.Name)
 		if err != nil {
 			return err
 		}
-		if len(ch.Removed) > 0 {
-			fmt.Fprintln(f.IO.Out, msgMCPRemoved.Format(lang, path))
-		} else {
-			fmt.Fprintln(f.IO.Out, msgMCPNone.Format(lang, path))
+		if len(ch.Removed) == 0 {
+			fmt.Fprintln(out, msgMCPNone.Format(lang, path))
+			return nil
 		}
+		fmt.Fprintln(out, msgMCPRemoved.Format(lang, path))
+		if _, err := claudecode.RemoveIfEmpty(path); err != nil {
+			return err
+		}
+		return removeExclude(f, repo, mcpExclude, lang)
+	}
+	if teams && !claudecode.MCPServerDefined(path, mcpserver.Name) {
+		fmt.Fprintln(out, msgMCPTracked.Format(lang, path))
 		return nil
 	}
 	ch, err := claudecode.InstallMCPServer(ctx, path, mcpserver.Name, "baton", []string{"mcp"})
@@ -142,9 +167,27 @@ func initMCP(ctx context.Context, f *Factory, repo gitrepo.Repo, repoErr error, 
 		return err
 	}
 	if len(ch.Added) > 0 || ch.Created || !ch.Unchanged {
-		fmt.Fprintln(f.IO.Out, msgMCPAdded.Format(lang, path))
+		fmt.Fprintln(out, msgMCPAdded.Format(lang, path))
 	} else {
-		fmt.Fprintln(f.IO.Out, msgMCPUnchanged.Format(lang, path))
+		fmt.Fprintln(out, msgMCPUnchanged.Format(lang, path))
+	}
+	if ch.Created && !shared {
+		if err := addExclude(f, repo, mcpExclude, lang); err != nil {
+			return err
+		}
+	}
+	ach, err := claudecode.ApproveMCPServer(ctx, local, mcpserver.Name)
+	if err != nil {
+		return err
+	}
+	if len(ach.Added) > 0 {
+		fmt.Fprintln(out, msgMCPApproved.Format(lang, local))
 	}
 	return nil
+}
+
+// tracked reports whether git tracks the file rel of the worktree at dir.
+func tracked(ctx context.Context, dir, rel string) bool {
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "ls-files", "--error-unmatch", "--", rel)
+	return cmd.Run() == nil
 }
