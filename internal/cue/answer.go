@@ -13,6 +13,7 @@ import (
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/quote"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/textnorm"
@@ -391,22 +392,40 @@ func promptBlock(hits []*hit, o Options, prompt string) string {
 		pulls = append(pulls, "mcp__baton__session_log")
 	}
 	tail := msgMore.Format(o.Lang, strings.Join(pulls, ", "))
-	used := hook.Len(head) + 1 + hook.Len(tail)
-	lines := []string{head}
+	var lines []string
 	for i, h := range hits {
 		if i == maxHits {
 			break
 		}
-		l := h.line(o)
-		if n := hook.Len(l) + 1; used+n <= MaxPrompt {
-			lines = append(lines, l)
+		lines = append(lines, h.line(o))
+	}
+	return fenced(head, lines, tail, MaxPrompt, o.Lang)
+}
+
+// fenced lays out head, then as many of lines as fit whole within max
+// characters as one quoted block (package quote: they hold text baton did
+// not write, error output and transcript excerpts), then tail when it is
+// not "". It is "" when no line fits.
+func fenced(head string, lines []string, tail string, max int, lang i18n.Lang) string {
+	used := hook.Len(head) + quote.Overhead(lang)
+	if tail != "" {
+		used += 1 + hook.Len(tail)
+	}
+	var kept []string
+	for _, l := range lines {
+		if n := hook.Len(l) + 1; used+n <= max {
+			kept = append(kept, l)
 			used += n
 		}
 	}
-	if len(lines) == 1 {
+	if len(kept) == 0 {
 		return ""
 	}
-	return strings.Join(append(lines, tail), "\n")
+	s := head + "\n" + quote.Lines(lang, kept)
+	if tail != "" {
+		s += "\n" + tail
+	}
+	return s
 }
 
 // Tool returns the note for a tool call about to run, or "" when its file
@@ -491,8 +510,9 @@ func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
 	e = failureEntry(h)
 	e.When = h.last.TS
 	e.Err = firstLine(h.last.Error)
-	text := msgToolCmdHead.Format(o.Lang, key) + "\n" + e.failedLine(o)
-	return cutUnits(text, MaxTool), nil
+	head := msgToolCmdHead.Format(o.Lang, key)
+	line := cutUnits(e.failedLine(o), MaxTool-hook.Len(head)-quote.Overhead(o.Lang)-1)
+	return fenced(head, []string{line}, "", MaxTool, o.Lang), nil
 }
 
 func fileNote(ctx context.Context, o Options, file string) (string, error) {
@@ -562,19 +582,11 @@ func fileNote(ctx context.Context, o Options, file string) (string, error) {
 	slices.SortFunc(hits, func(a, b *hit) int {
 		return cmp.Or(kindRank(a.Kind)-kindRank(b.Kind), b.When.Compare(a.When))
 	})
-	lines := []string{msgToolFile.Format(o.Lang, rel)}
-	used := hook.Len(lines[0])
+	var lines []string
 	for _, h := range hits {
-		l := h.line(o)
-		if n := hook.Len(l) + 1; used+n <= MaxTool {
-			lines = append(lines, l)
-			used += n
-		}
+		lines = append(lines, h.line(o))
 	}
-	if len(lines) == 1 {
-		return "", nil
-	}
-	return strings.Join(lines, "\n"), nil
+	return fenced(msgToolFile.Format(o.Lang, rel), lines, "", MaxTool, o.Lang), nil
 }
 
 // names is true when one of paths is rel: the same path, a shorter path
