@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/quote"
 	"github.com/baton-cli/baton/internal/recall"
 )
 
@@ -64,32 +66,36 @@ func New(p *recall.Puller, version string) *mcp.Server {
 			"issues, Slack threads and the approved decisions. Use them when a reference is unclear " +
 			"(\"that one\", \"as discussed\") or your memory and the person disagree.",
 	})
-	add(s, "session_log", "The newest records of this repository's agent session log (the journal): prompts, tool calls, answers, session starts and ends, as JSON lines, oldest first.",
+	add(s, p.Lang, "session_log", "The newest records of this repository's agent session log (the journal): prompts, tool calls, answers, session starts and ends, as JSON lines, oldest first.",
 		func(ctx context.Context, in SessionLogInput) (string, error) {
 			return p.SessionLog(ctx, recall.SessionLogQuery{Depth: in.Depth, Session: in.Session, Event: in.Event})
 		})
-	add(s, "issue_body", "An issue of the configured tracker with its newest comments.",
+	add(s, p.Lang, "issue_body", "An issue of the configured tracker with its newest comments.",
 		func(ctx context.Context, in IssueBodyInput) (string, error) {
 			return p.IssueBody(ctx, in.Number, in.Depth)
 		})
-	add(s, "thread_history", "A Slack thread: its first message and its newest replies.",
+	add(s, p.Lang, "thread_history", "A Slack thread: its first message and its newest replies.",
 		func(ctx context.Context, in ThreadHistoryInput) (string, error) {
 			return p.ThreadHistory(ctx, in.Channel, in.ThreadTS, in.Depth)
 		})
-	add(s, "decisions", "The approved decisions (the L3 log), one line each: - [date] summary (source: …).",
+	add(s, p.Lang, "decisions", "The approved decisions (the L3 log), one line each: - [date] summary (source: …).",
 		func(ctx context.Context, in DecisionsInput) (string, error) {
 			return p.Decisions(ctx, recall.DecisionQuery{Query: in.Query, Since: in.Since, Source: in.Source, Archived: in.Archived, Limit: in.Limit})
 		})
-	add(s, "search", "Find words in the approved decisions (archived ones too), the recent and daily summaries and the session log.",
+	add(s, p.Lang, "search", "Find words in the approved decisions (archived ones too), the recent and daily summaries and the session log.",
 		func(ctx context.Context, in SearchInput) (string, error) {
 			return p.Search(ctx, in.Query, in.Limit)
 		})
 	return s
 }
 
-// add registers a read-only tool whose handler returns text. An error or a
-// panic becomes a tool error.
-func add[In any](s *mcp.Server, name, description string, fn func(context.Context, In) (string, error)) {
+// add registers a read-only tool whose handler returns text. Every tool
+// returns stored text baton did not write (journal records, issue bodies and
+// comments, Slack messages, decisions, search snippets): the text goes out as
+// one quoted block in lang (package quote), so what it says cannot pass for
+// baton's words or the tool's structure. An error or a panic becomes a tool
+// error.
+func add[In any](s *mcp.Server, lang i18n.Lang, name, description string, fn func(context.Context, In) (string, error)) {
 	t := &mcp.Tool{Name: name, Description: description, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}}
 	mcp.AddTool(s, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, _ any, err error) {
 		defer func() {
@@ -101,7 +107,7 @@ func add[In any](s *mcp.Server, name, description string, fn func(context.Contex
 		if err != nil {
 			return nil, nil, err
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: quote.Block(lang, text)}}}, nil, nil
 	})
 }
 

@@ -17,6 +17,8 @@ import (
 
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/quote"
+	"github.com/baton-cli/baton/internal/quote/quotetest"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
 )
@@ -65,6 +67,16 @@ func text(t *testing.T, res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// quoted is the text of a tool's result, which is one quoted block.
+func quoted(t *testing.T, s string) string {
+	t.Helper()
+	b := quotetest.Blocks(s)
+	if len(b) != 1 || !strings.HasPrefix(s, quote.Open) || !strings.HasSuffix(s, b[0].Token+quote.End) {
+		t.Fatalf("result is not one quoted block:\n%s", s)
+	}
+	return b[0].Text
 }
 
 func TestTools(t *testing.T) {
@@ -143,7 +155,7 @@ func TestTools(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("call failed: %v %v", err, res)
 			}
-			got := text(t, res)
+			got := quoted(t, text(t, res))
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("result lacks %q:\n%s", w, got)
@@ -208,7 +220,7 @@ func TestServeStdio(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_log","arguments":{"depth":2}}}`)
 	res := read()
 	content := res["result"].(map[string]any)["content"].([]any)
-	if txt := content[0].(map[string]any)["text"].(string); len(strings.Split(strings.TrimSpace(txt), "\n")) != 2 {
+	if txt := quoted(t, content[0].(map[string]any)["text"].(string)); len(strings.Split(strings.TrimSpace(txt), "\n")) != 2 {
 		t.Errorf("session_log over stdio: %q; want 2 records", txt)
 	}
 	inW.Close()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/baton-cli/baton/internal/quote"
 	"github.com/baton-cli/baton/internal/textcut"
 )
 
@@ -292,18 +293,26 @@ func (t *Tag) Describe() string {
 	return b.String()
 }
 
-// Fetch serves one valid tag.
+// Fetch serves one valid tag: the stored text as one quoted block
+// (package quote), as the MCP tools give it.
 func (p *Puller) Fetch(ctx context.Context, t Tag) (string, error) {
 	if t.Err != nil {
 		return "", t.Err
 	}
+	var text string
+	var err error
 	switch t.Target {
 	case TargetSessionLog:
-		return p.SessionLog(ctx, SessionLogQuery{Depth: t.Depth, Session: t.Session})
+		text, err = p.SessionLog(ctx, SessionLogQuery{Depth: t.Depth, Session: t.Session})
 	case TargetIssueBody:
-		return p.IssueBody(ctx, t.Issue, t.Depth)
+		text, err = p.IssueBody(ctx, t.Issue, t.Depth)
 	case TargetThreadHistory:
-		return p.ThreadHistory(ctx, t.Channel, t.ThreadTS, t.Depth)
+		text, err = p.ThreadHistory(ctx, t.Channel, t.ThreadTS, t.Depth)
+	default:
+		return "", fmt.Errorf("%w: unknown target %q", ErrTag, t.Target)
 	}
-	return "", fmt.Errorf("%w: unknown target %q", ErrTag, t.Target)
+	if err != nil {
+		return "", err
+	}
+	return quote.Block(p.Lang, text), nil
 }
