@@ -290,7 +290,8 @@ func seedRecall(repo, stateDir string, n int, command string) error {
 // would: n records of a session's usual mix (prompts, edits, commands that
 // pass and fail, answers, a todo list) over 32 sessions.
 func seedWorktree(repo, stateDir string, n int) error {
-	wt := wtstate.Dir(state.Dir{Root: stateDir}.WorktreeDir(repo))
+	d := state.Dir{Root: stateDir}
+	wt := wtstate.At(d.Base(), d.WorktreeDir(repo))
 	now := time.Now().Add(-time.Duration(n) * time.Second)
 	ok, failed := 0, 1
 	for i := range n {

@@ -435,7 +435,8 @@ func logCheck(f *Factory, dir state.Dir, lang i18n.Lang) (string, string, string
 	return "log", checkWarn, msgDrLogErrors.Format(lang, count, newest)
 }
 
-// recentProblems counts the WARN and ERROR lines of a log written since.
+// recentProblems counts the WARN and ERROR records of a log written since:
+// JSON lines, or the key=value lines older versions wrote.
 func recentProblems(path string, since time.Time) (int, string) {
 	file, err := os.Open(path)
 	if err != nil {
@@ -447,11 +448,21 @@ func recentProblems(path string, since time.Time) (int, string) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.Contains(line, "level=WARN") && !strings.Contains(line, "level=ERROR") {
-			continue
+		var rec struct {
+			Time  time.Time `json:"time"`
+			Level string    `json:"level"`
 		}
-		ts, _, _ := strings.Cut(strings.TrimPrefix(line, "time="), " ")
-		if t, err := time.Parse(time.RFC3339Nano, ts); err != nil || t.Before(since) {
+		if json.Unmarshal([]byte(line), &rec) != nil {
+			ts, _, _ := strings.Cut(strings.TrimPrefix(line, "time="), " ")
+			rec.Time, _ = time.Parse(time.RFC3339Nano, ts)
+			switch {
+			case strings.Contains(line, "level=WARN"):
+				rec.Level = "WARN"
+			case strings.Contains(line, "level=ERROR"):
+				rec.Level = "ERROR"
+			}
+		}
+		if rec.Level != "WARN" && rec.Level != "ERROR" || rec.Time.Before(since) {
 			continue
 		}
 		n++

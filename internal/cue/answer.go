@@ -93,7 +93,7 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 		p = strings.ToValidUTF8(p[:maxPromptBytes], "")
 	}
 	defer guard(&err)()
-	f, err := load(Path(o.State)) // nil when missing: the journal may still answer
+	f, err := load(o.State) // nil when missing: the journal may still answer
 	if err != nil {
 		return "", err
 	}
@@ -450,7 +450,7 @@ func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
 	if key == "" {
 		return "", nil
 	}
-	f, err := load(Path(o.State))
+	f, err := load(o.State)
 	if err != nil {
 		return "", err
 	}
@@ -518,7 +518,7 @@ func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
 func fileNote(ctx context.Context, o Options, file string) (string, error) {
 	rel := relTo(file, o.Worktree)
 	base := filepath.Base(rel)
-	f, err := load(Path(o.State))
+	f, err := load(o.State)
 	if err != nil {
 		return "", err
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/state"
 )
 
@@ -91,13 +92,15 @@ func (f *file) close() {
 	}
 }
 
-// load maps the recall file at path into memory. A missing file is an
+// load maps the recall file of the state folder d into memory, never
+// through a link (see package safepath). A missing file is an
 // empty one (nil, nil); a file over MaxFile, or not in the format, is an
 // error. The caller closes the file, and reads it with faults turned into
 // panics (guard): the file is replaced by renames, never cut in place, but
 // a file cut by someone else must not crash the hook.
-func load(path string) (*file, error) {
-	f, err := os.Open(path)
+func load(d state.Dir) (*file, error) {
+	path := Path(d)
+	f, err := safepath.Open(d.Base(), path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Claude Code's hook event names.
@@ -80,6 +81,67 @@ type Payload struct {
 	Prompt               string `json:"prompt"`
 	Message              string `json:"message"`
 	LastAssistantMessage string `json:"last_assistant_message"`
+
+	// Dropped says which fields Parse dropped for being too long or not
+	// of their shape (see limit), for the log.
+	Dropped []string `json:"-"`
+}
+
+// Limits on the fields baton copies into records and file names as they
+// are: identifiers and paths. Free text is cut by the record (MaxText).
+const (
+	// MaxID is the longest identifier kept (a session id is a 36-character
+	// UUID; tool names of MCP servers run to a few dozen characters).
+	MaxID = 128
+	// MaxPath is the longest path kept (Linux's PATH_MAX).
+	MaxPath = 4096
+)
+
+// limit drops the identifiers and paths that are too long or, for
+// identifiers, hold anything but letters, digits and "._-:" (a session id
+// names files: "../x" must never reach one), and notes each in Dropped. A
+// cut identifier would name something else, so none is cut.
+func (p *Payload) limit() {
+	for _, f := range []struct {
+		name string
+		v    *string
+		ok   func(string) bool
+	}{
+		{"session_id", &p.SessionID, isID},
+		{"tool_name", &p.ToolName, isID},
+		{"agent_type", &p.AgentType, isID},
+		{"task_id", &p.TaskID, isID},
+		{"source", &p.Source, isID},
+		{"trigger", &p.Trigger, isID},
+		{"cwd", &p.Cwd, isPath},
+		{"transcript_path", &p.TranscriptPath, isPath},
+		{"new_cwd", &p.NewCwd, isPath},
+		{"worktree_path", &p.WorktreePath, isPath},
+	} {
+		if *f.v != "" && !f.ok(*f.v) {
+			p.Dropped = append(p.Dropped, fmt.Sprintf("payload %s dropped: %d bytes, not an identifier or path baton keeps", f.name, len(*f.v)))
+			*f.v = ""
+		}
+	}
+}
+
+// isID reports whether s is an identifier: at most MaxID letters, digits
+// and "._-:", not starting with a dot.
+func isID(s string) bool {
+	if len(s) > MaxID || s[0] == '.' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// isPath reports whether s can be a path: at most MaxPath bytes, no NUL.
+func isPath(s string) bool {
+	return len(s) <= MaxPath && strings.IndexByte(s, 0) < 0
 }
 
 // Parse reads one payload from r. The event name comes from the payload;
@@ -98,11 +160,14 @@ func Parse(r io.Reader, want string) (Payload, error) {
 		return Payload{}, fmt.Errorf("%w: %v", ErrPayload, err)
 	}
 	switch {
+	case p.Event != "" && (len(p.Event) > MaxID || !isID(p.Event)):
+		return Payload{}, fmt.Errorf("%w: hook_event_name of %d bytes is not an event name", ErrPayload, len(p.Event))
 	case p.Event == "" && want == "":
 		return Payload{}, fmt.Errorf("%w: no hook_event_name", ErrPayload)
 	case p.Event == "":
 		p.Event = want
 	}
+	p.limit()
 	return p, nil
 }
 

@@ -36,15 +36,17 @@ func (p *Payload) Record(w Where, now time.Time) journal.Record {
 		rec.Tool = p.ToolName
 		in := p.input()
 		file, desc := in.fileAndDesc()
-		rec.File = file
+		if isPath(file) {
+			rec.File = file
+		}
 		rec.Desc = excerpt(desc)
 		if p.ToolName == "Bash" {
 			rec.Cmd = excerpt(in.Command)
 		}
 		if p.ToolName == "TaskUpdate" || p.ToolName == "TaskCreate" {
-			rec.TaskID, rec.TaskStatus = in.TaskID, in.Status
+			rec.TaskID, rec.TaskStatus = keepID(in.TaskID), keepID(in.Status)
 			if rec.TaskID == "" {
-				rec.TaskID = p.response().Task.ID // a new task's id is in the response
+				rec.TaskID = keepID(p.response().Task.ID) // a new task's id is in the response
 			}
 			if in.Subject != "" {
 				rec.Desc = excerpt(in.Subject)
@@ -77,7 +79,7 @@ func (p *Payload) Record(w Where, now time.Time) journal.Record {
 		rec.Trigger = p.Trigger
 		rec.Transcript, rec.Offset = p.TranscriptPath, size(p.TranscriptPath)
 	case SessionEnd:
-		rec.Reason = p.Reason
+		rec.Reason = excerpt(p.Reason)
 		rec.Transcript, rec.Offset = p.TranscriptPath, size(p.TranscriptPath)
 	case Notification:
 		rec.Message = excerpt(p.Message)
@@ -91,13 +93,21 @@ func (p *Payload) Record(w Where, now time.Time) journal.Record {
 	case TaskCreated, TaskCompleted:
 		rec.TaskID, rec.Desc, rec.Message = p.TaskID, excerpt(p.TaskSubject), excerpt(p.TaskDescription)
 	case CwdChanged:
-		rec.Desc = p.NewCwd
+		rec.Desc = p.NewCwd // limited by Parse
 	case WorktreeCreate:
 		rec.Desc = excerpt(p.Name)
 	case WorktreeRemove:
 		rec.Desc = p.WorktreePath
 	}
 	return rec
+}
+
+// keepID is s when it is an identifier (see isID), else "".
+func keepID(s string) string {
+	if s == "" || !isID(s) {
+		return ""
+	}
+	return s
 }
 
 // ErrorLines is how many lines of a failed call's error a record keeps.

@@ -7,13 +7,16 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/panes"
+	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
@@ -49,9 +52,19 @@ type Result struct {
 	Config *config.Config
 }
 
+// ErrNotSetUp means a call outside git, in a folder whose state folder
+// nobody made (`baton init` does in a repository): nothing is recorded.
+var ErrNotSetUp = errors.New("not in a git repository nor a folder with a state folder: nothing recorded")
+
 // Run handles one hook call: parse the payload from in, append the journal
 // record, update the pane registry, and for SessionStart write the hook output
 // to out. It writes nothing else to out.
+//
+// A state folder reached through a link, or holding one where baton's files
+// go, is the mark of a repository trying to make baton write elsewhere: the
+// call records nothing, writes nothing to out and returns an error wrapping
+// safepath.ErrLink with a zero Result.State, so it is logged in the
+// user-level log only.
 func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, error) {
 	var res Result
 	p, perr := Parse(in, o.Event)
@@ -66,9 +79,20 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 	// Locate the state folder even for a bad payload, so the error is logged
 	// where `baton doctor` looks for it.
 	where, dir, repo := locate(p.Cwd, from, o.Getenv("CLAUDE_PROJECT_DIR"))
+	if err := safepath.Check(dir.Base(), dir.Log()); errors.Is(err, safepath.ErrLink) {
+		return res, refused(err)
+	}
+	if repo == nil {
+		if _, err := os.Lstat(dir.Root); err != nil {
+			return res, ErrNotSetUp
+		}
+	}
 	res.State = dir
 	if perr != nil {
 		return res, perr
+	}
+	for _, d := range p.Dropped {
+		o.Warn(errors.New(d))
 	}
 	if o.Event != "" && o.Event != p.Event {
 		o.Warn(fmt.Errorf("event %q given on the command line, payload says %q: recorded as %q", o.Event, p.Event, p.Event))
@@ -86,23 +110,30 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 
 	// The first write makes the state folder and keeps it out of git, for
 	// hooks installed without `baton init` (a plugin).
-	if _, err := dir.Create(repo); err != nil {
+	if _, err := dir.Create(repo); errors.Is(err, safepath.ErrLink) {
+		return Result{Payload: p}, refused(err)
+	} else if err != nil {
 		o.Warn(err)
 	}
 	j := journal.Open(dir.Root, journal.Options{MaxSize: cfg.JournalMaxSize(), Now: o.Now, CacheTail: p.Event == SessionStart})
 	rec := p.Record(where, now)
 	appendErr := j.Append(rec)
+	if errors.Is(appendErr, safepath.ErrLink) {
+		return Result{Payload: p}, refused(appendErr)
+	}
 	if appendErr != nil {
 		o.Warn(fmt.Errorf("append journal: %w", appendErr))
 	}
 	// The worktree's own files, so that a start reads this worktree's
 	// records whatever the rest of the journal holds.
-	wt := wtstate.Dir(dir.WorktreeDir(where.Worktree))
+	wt := wtstate.At(dir.Base(), dir.WorktreeDir(where.Worktree))
 	ev := wtstate.Event{Record: rec, Prompt: p.Prompt, Message: p.LastAssistantMessage}
 	if p.Event == SessionStart {
 		ev.Agent = wtstate.Agent()
 	}
-	if err := wt.Observe(ev); err != nil {
+	if err := wt.Observe(ev); errors.Is(err, safepath.ErrLink) {
+		return Result{Payload: p}, refused(err)
+	} else if err != nil {
 		o.Warn(fmt.Errorf("worktree state: %w", err))
 	}
 
@@ -149,15 +180,19 @@ func sessionContext(ctx context.Context, pr Provider, s *Start) (text string, er
 	return pr.SessionContext(ctx, s)
 }
 
+// refused is the error of a call whose state folder was refused.
+func refused(err error) error {
+	return fmt.Errorf("state folder refused, nothing recorded: %w", err)
+}
+
 // existingDir is the folder a call's repository is found from: the payload's
-// cwd when it is an existing folder, else the hook's working directory. A
-// payload's path may be gone (a removed worktree) or belong to another
-// machine, and baton never creates folders from it: with neither folder
-// there, the call is dropped.
+// cwd when it is an existing folder inside the hook's working directory (the
+// folder Claude Code runs it in), else that working directory. A payload's
+// path may be gone (a removed worktree), belong to another machine or lead
+// out of the working directory (<repo>/../../elsewhere), and baton never
+// creates folders from it nor follows it out: without a working directory,
+// the call is dropped.
 func existingDir(cwd string, getwd func() (string, error)) (string, error) {
-	if cwd != "" && isDir(cwd) {
-		return cwd, nil
-	}
 	wd, err := getwd()
 	if err == nil && !isDir(wd) {
 		err = fs.ErrNotExist
@@ -166,9 +201,21 @@ func existingDir(cwd string, getwd func() (string, error)) (string, error) {
 		if cwd == "" {
 			return "", fmt.Errorf("no cwd in payload and no working directory: %w", err)
 		}
-		return "", fmt.Errorf("payload cwd %s is not a folder and no working directory: %w: record dropped", cwd, err)
+		return "", fmt.Errorf("payload cwd %q and no working directory: %w: record dropped", cwd, err)
+	}
+	if cwd != "" && within(wd, cwd) && isDir(cwd) {
+		return cwd, nil
 	}
 	return wd, nil
+}
+
+// within reports whether path is dir or lies under it, by their names.
+func within(dir, path string) bool {
+	if !filepath.IsAbs(path) {
+		return false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func isDir(path string) bool {

@@ -22,6 +22,8 @@ import (
 	"github.com/baton-cli/baton/internal/cmdenv"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/recall"
+	"github.com/baton-cli/baton/internal/safepath"
+	"github.com/baton-cli/baton/internal/state"
 )
 
 // Options are the inputs of one hook call.
@@ -184,7 +186,7 @@ func archiveAtSessionEnd(f *cmdenv.Factory, res hook.Result) error {
 	if res.Payload.Event != hook.SessionEnd || res.State.Root == "" || !res.Config.ArchiveTranscripts() {
 		return nil
 	}
-	if err := startDetached(f, mainOf(res.State), res.State.Log(), "archive", "--quiet"); err != nil {
+	if err := startDetached(f, res.State.Base(), res.State, "archive", "--quiet"); err != nil {
 		return fmt.Errorf("archive at session end: %w", err)
 	}
 	return nil
@@ -210,15 +212,15 @@ func startContextJob(f *cmdenv.Factory, dir string, args ...string) error {
 	if f.Getenv(recall.JobEnv) != "" {
 		return nil
 	}
-	return startDetached(f, dir, "", append([]string{"context"}, args...)...)
+	return startDetached(f, dir, state.Dir{}, append([]string{"context"}, args...)...)
 }
 
 // startDetached starts the baton program with args in dir as a job of its
 // own: a new session, no streams of the hook's (the agent reads the hook's
 // output to its end and must not wait for the job), and not waited for.
-// The job's stderr goes to logPath when one is given. Jobs carry
-// recall.JobEnv, so nothing they run starts jobs in turn.
-func startDetached(f *cmdenv.Factory, dir, logPath string, args ...string) error {
+// The job's stderr goes to the baton.log of logTo when it is not the zero
+// Dir. Jobs carry recall.JobEnv, so nothing they run starts jobs in turn.
+func startDetached(f *cmdenv.Factory, dir string, logTo state.Dir, args ...string) error {
 	exe, err := f.Executable()
 	if err != nil {
 		return err
@@ -228,8 +230,8 @@ func startDetached(f *cmdenv.Factory, dir, logPath string, args ...string) error
 	cmd.Env = append(f.Environ(), recall.JobEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	// Nil streams are the null device.
-	if logPath != "" {
-		if lf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+	if logTo.Root != "" {
+		if lf, err := safepath.OpenFile(logTo.Base(), logTo.Log(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
 			defer lf.Close()
 			cmd.Stderr = lf
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/resume"
-	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
 
@@ -93,7 +92,7 @@ func tell(s *hook.Start, br *resume.Brief) error {
 			return nil
 		}
 	}
-	if err := wtstate.Dir(s.State.WorktreeDir(s.Where.Worktree)).SetTold(s.Payload.SessionID, br.Told); err != nil {
+	if err := wtstate.At(s.State.Base(), s.State.WorktreeDir(s.Where.Worktree)).SetTold(s.Payload.SessionID, br.Told); err != nil {
 		return fmt.Errorf("record the briefing given: %w", err)
 	}
 	return nil
@@ -103,7 +102,7 @@ func tell(s *hook.Start, br *resume.Brief) error {
 // status line's room is kept free when the journal could not be written.
 func briefOptions(s *hook.Start, getenv func(string) string) resume.BriefOptions {
 	o := resume.BriefConfigured(s.Config, getenv, s.Lang)
-	o.State, o.Journal, o.Worktree, o.Main, o.Branch, o.Now = s.State, s.Journal, s.Where.Worktree, mainOf(s.State), s.Where.Branch, s.Now
+	o.State, o.Journal, o.Worktree, o.Main, o.Branch, o.Now = s.State, s.Journal, s.Where.Worktree, s.State.Base(), s.Where.Branch, s.Now
 	if s.Payload != nil {
 		o.Session, o.Source, o.Conversation = s.Payload.SessionID, s.Payload.Source, true
 	}
@@ -113,9 +112,4 @@ func briefOptions(s *hook.Start, getenv func(string) string) resume.BriefOptions
 		o.Unrecorded = true
 	}
 	return o
-}
-
-// mainOf is the folder holding a state folder: the main worktree.
-func mainOf(d state.Dir) string {
-	return strings.TrimSuffix(d.Root, string(filepath.Separator)+filepath.FromSlash(state.RelDir))
 }

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"syscall"
+
+	"github.com/baton-cli/baton/internal/safepath"
+	"github.com/baton-cli/baton/internal/shellsafe"
 )
 
 // Append adds recs to the end of the journal, in order, in one write under
@@ -49,7 +52,8 @@ func (j *Journal) Append(recs ...Record) error {
 // encode returns recs as JSON lines after one leading newline, which the
 // write keeps only when the file does not end in one. encoding/json escapes
 // every control character inside strings, so a record never holds a raw
-// newline.
+// newline, and '$' and '`' are escaped too (package shellsafe), so a line
+// runs nothing if a shell ever reads it.
 func (j *Journal) encode(recs []Record) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('\n')
@@ -64,20 +68,25 @@ func (j *Journal) encode(recs []Record) ([]byte, error) {
 			return nil, fmt.Errorf("encode journal record: %w", err)
 		}
 	}
-	return buf.Bytes(), nil
+	return shellsafe.JSON(buf.Bytes()), nil
 }
 
 // appendLocked writes buf under the writers' lock and, when the active file
 // has grown past MaxSize, moves it into the archive before releasing the
 // lock. It reports whether it did.
 func (j *Journal) appendLocked(buf []byte) (rotated bool, err error) {
-	lk, err := j.lockExclusive()
+	d, err := j.openDir(true)
+	if err != nil {
+		return false, err
+	}
+	defer d.Close()
+	lk, err := lockExclusiveIn(d)
 	if err != nil {
 		return false, err
 	}
 	defer lk.Close() // releases the lock
 
-	size, err := writeLines(j.Path(), buf)
+	size, err := writeLines(d, buf)
 	if err != nil {
 		return false, err
 	}
@@ -90,13 +99,13 @@ func (j *Journal) appendLocked(buf []byte) (rotated bool, err error) {
 	return true, nil
 }
 
-// writeLines appends buf, whose first byte is a newline, to the file at path
-// in one write. The newline is dropped unless the file is non-empty and does
+// writeLines appends buf, whose first byte is a newline, to the active file
+// in the state folder d in one write. The newline is dropped unless the file is non-empty and does
 // not end in one: then a writer was killed mid-write, and the newline ends its
 // torn line so that the torn line cannot swallow the first new record.
 // It returns the file's size after the write.
-func writeLines(path string, buf []byte) (int64, error) {
-	fd, err := openFD(path, syscall.O_RDWR|syscall.O_APPEND|syscall.O_CREAT, 0o600)
+func writeLines(d safepath.Dir, buf []byte) (int64, error) {
+	fd, err := d.OpenFD(ActiveName, syscall.O_RDWR|syscall.O_APPEND|syscall.O_CREAT, 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("open journal: %w", err)
 	}

@@ -9,8 +9,10 @@ import (
 )
 
 func TestAppendRoundTrip(t *testing.T) {
-	// The state folder does not exist yet: Append creates it.
-	dir := filepath.Join(t.TempDir(), "repo", ".claude", "session-state")
+	// The state folder does not exist yet: Append creates it under the
+	// repository.
+	repo := t.TempDir()
+	dir := filepath.Join(repo, ".claude", "session-state")
 	j := Open(dir, Options{})
 	recs := []Record{
 		testRecord(0),

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/baton-cli/baton/internal/safepath"
 )
 
 // Rotation moves the active file into the archive in two steps, each of which
@@ -58,6 +60,7 @@ const (
 
 // segment is one archived segment.
 type segment struct {
+	root  string // the folder trusted above the state folder
 	start int64  // Offset of its first byte
 	base  string // path without extension
 	plain bool   // the uncompressed file was listed
@@ -100,6 +103,9 @@ func parseSegmentName(name string) (key string, start int64, gz bool, ok bool) {
 
 // listArchive returns the archived segments, oldest first.
 func (j *Journal) listArchive() ([]segment, error) {
+	if err := safepath.Check(j.root, j.archiveDir()); err != nil {
+		return nil, fmt.Errorf("list journal archive: %w", err)
+	}
 	entries, err := os.ReadDir(j.archiveDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -118,7 +124,7 @@ func (j *Journal) listArchive() ([]segment, error) {
 		if !seen {
 			i = len(segs)
 			index[key] = i
-			segs = append(segs, segment{start: start, base: filepath.Join(j.archiveDir(), key)})
+			segs = append(segs, segment{root: j.root, start: start, base: filepath.Join(j.archiveDir(), key)})
 		}
 		if gz {
 			segs[i].gz = true
@@ -145,7 +151,7 @@ type segmentFile struct {
 // listing; its .gz twin then exists.
 func (s segment) open() (*segmentFile, error) {
 	if s.plain {
-		f, err := os.Open(s.plainPath())
+		f, err := safepath.Open(s.root, s.plainPath())
 		if err == nil {
 			fi, err := f.Stat()
 			if err != nil {
@@ -158,7 +164,7 @@ func (s segment) open() (*segmentFile, error) {
 			return nil, fmt.Errorf("open journal segment: %w", err)
 		}
 	}
-	f, err := os.Open(s.gzPath())
+	f, err := safepath.Open(s.root, s.gzPath())
 	if err != nil {
 		return nil, fmt.Errorf("open journal segment: %w", err)
 	}
@@ -231,7 +237,7 @@ func (j *Journal) detachActive() error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(j.archiveDir(), 0o700); err != nil {
+	if err := safepath.MkdirAll(j.root, j.archiveDir(), 0o700); err != nil {
 		return fmt.Errorf("create journal archive: %w", err)
 	}
 	dst := filepath.Join(j.archiveDir(), segmentName(j.now(), start)+plainExt)
@@ -290,7 +296,7 @@ func (j *Journal) Compress(ctx context.Context) error {
 
 // compressSegment writes s's .gz file from its uncompressed one, atomically.
 func compressSegment(ctx context.Context, s segment) error {
-	src, err := os.Open(s.plainPath())
+	src, err := safepath.Open(s.root, s.plainPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // another process finished it
 	}

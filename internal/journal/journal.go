@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/baton-cli/baton/internal/safepath"
+	"github.com/baton-cli/baton/internal/state"
 )
 
 // Files inside the state folder.
@@ -64,10 +67,14 @@ type Options struct {
 // oldest first, then the active file auto.jsonl. An Offset is a byte position
 // in their concatenation, so it stays valid when the active file is rotated.
 //
+// Its files are opened without following links below the folder holding
+// the state folder (state.Dir.Base): a link planted there is refused with an
+// error wrapping safepath.ErrLink.
+//
 // Writers that are not baton must take the lock file auto.jsonl.lock
 // exclusively (flock) around their appends, or rotation may lose their lines.
 type Journal struct {
-	dir       string
+	dir, root string
 	maxSize   int64
 	now       func() time.Time
 	blockSize int
@@ -81,7 +88,7 @@ type Offset int64
 // Open returns the journal kept in the state folder dir. It does no I/O: the
 // folder and files are created by the first Append.
 func Open(dir string, opts Options) *Journal {
-	j := &Journal{dir: dir, maxSize: opts.MaxSize, now: opts.Now, blockSize: defaultBlockSize}
+	j := &Journal{dir: dir, root: state.Dir{Root: dir}.Base(), maxSize: opts.MaxSize, now: opts.Now, blockSize: defaultBlockSize}
 	if opts.CacheTail {
 		j.cache = &tailCache{}
 	}
@@ -100,27 +107,41 @@ func (j *Journal) Path() string { return filepath.Join(j.dir, ActiveName) }
 func (j *Journal) lockPath() string   { return filepath.Join(j.dir, lockName) }
 func (j *Journal) archiveDir() string { return filepath.Join(j.dir, archiveName) }
 
+// openDir opens the state folder under the trusted root, refusing links on
+// the way; with create it makes the missing folders.
+func (j *Journal) openDir(create bool) (safepath.Dir, error) {
+	d, err := safepath.OpenDir(j.root, j.dir, create, 0o700)
+	if err != nil {
+		return d, fmt.Errorf("open state folder: %w", err)
+	}
+	return d, nil
+}
+
 // lockExclusive takes the writers' lock, creating the state folder and the
 // lock file when they are missing. Closing the descriptor releases it.
 func (j *Journal) lockExclusive() (fdFile, error) {
-	fd, err := lockFD(j.lockPath(), syscall.O_RDONLY|syscall.O_CREAT, syscall.LOCK_EX)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(j.dir, 0o700); err != nil {
-			return -1, fmt.Errorf("create state folder: %w", err)
-		}
-		fd, err = lockFD(j.lockPath(), syscall.O_RDONLY|syscall.O_CREAT, syscall.LOCK_EX)
+	d, err := j.openDir(true)
+	if err != nil {
+		return -1, err
 	}
+	defer d.Close()
+	return lockExclusiveIn(d)
+}
+
+// lockExclusiveIn is lockExclusive in the state folder d, already open.
+func lockExclusiveIn(d safepath.Dir) (fdFile, error) {
+	fd, err := lockFD(d, lockName, syscall.O_RDONLY|syscall.O_CREAT, syscall.LOCK_EX)
 	if err != nil {
 		return -1, fmt.Errorf("lock journal: %w", err)
 	}
 	return fdFile(fd), nil
 }
 
-// lockShared takes the lock shared and returns its release. Without a lock
-// file no baton writer ever ran here (or the folder does not exist): readers
-// go on unlocked rather than create files.
-func (j *Journal) lockShared() (unlock func(), err error) {
-	fd, err := lockFD(j.lockPath(), syscall.O_RDONLY, syscall.LOCK_SH)
+// lockShared takes the lock shared in the state folder d and returns its
+// release. Without a lock file no baton writer ever ran here: readers go on
+// unlocked rather than create files.
+func lockShared(d safepath.Dir) (unlock func(), err error) {
+	fd, err := lockFD(d, lockName, syscall.O_RDONLY, syscall.LOCK_SH)
 	if errors.Is(err, fs.ErrNotExist) {
 		return func() {}, nil
 	}
@@ -141,14 +162,22 @@ type snapshot struct {
 // so a rotation cannot slip between the two. Once open, the active file can
 // be renamed without harm; archived segments are immutable.
 func (j *Journal) snapshot() (*snapshot, error) {
-	unlock, err := j.lockShared()
+	s := &snapshot{}
+	d, err := j.openDir(false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil // no state folder: an empty journal
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	unlock, err := lockShared(d)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 
-	s := &snapshot{}
-	fd, err := openFD(j.Path(), syscall.O_RDONLY, 0)
+	fd, err := d.OpenFD(ActiveName, syscall.O_RDONLY, 0)
 	switch {
 	case err == nil:
 		f := fdFile(fd)

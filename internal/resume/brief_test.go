@@ -56,7 +56,7 @@ func work(session string, start int) []ev {
 // observe writes the fixture through the worktree's files, as the hook does.
 func observe(t *testing.T, st state.Dir, evs []ev, agent func(session string) wtstate.Process) {
 	t.Helper()
-	wt := wtstate.Dir(st.WorktreeDir("/repo"))
+	wt := wtstate.At(st.Base(), st.WorktreeDir("/repo"))
 	for _, e := range evs {
 		r := e.r
 		r.TS, r.Worktree, r.Branch = at(e.ago), "/repo", "main"
@@ -236,7 +236,7 @@ func TestWorktreeFoundBehindAnotherWorktree(t *testing.T) {
 	}
 	st := state.Dir{Root: t.TempDir()}
 	j := journal.Open(st.Root, journal.Options{MaxSize: -1})
-	wt := wtstate.Dir(st.WorktreeDir("/repo"))
+	wt := wtstate.At(st.Base(), st.WorktreeDir("/repo"))
 	for i := range 30 {
 		r := journal.Record{TS: at(200 - i), Event: "PostToolUse", Session: "a", Tool: "Edit", File: fmt.Sprintf("/repo/pkg/f%d.go", i%3), Worktree: "/repo", Branch: "main"}
 		if err := j.Append(r); err != nil {

@@ -116,7 +116,7 @@ func TestCrashAndParallelSessions(t *testing.T) {
 		}
 	}()
 	// Wait until its Bash call runs: the session is recorded by then.
-	wt := wtstate.Dir(state.At(e.Dir).WorktreeDir(e.Dir))
+	wt := wtstate.At(e.Dir, state.At(e.Dir).WorktreeDir(e.Dir))
 	var first wtstate.Session
 	deadline := time.Now().Add(time.Minute)
 	for {

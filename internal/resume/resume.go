@@ -36,6 +36,7 @@ import (
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/statefile"
 	"github.com/baton-cli/baton/internal/textcut"
@@ -185,7 +186,7 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 		Source: FromNothing, StateFile: o.State.CurrentOf(o.Worktree, o.Main),
 		Worktree: o.Worktree, Branch: o.Branch, At: o.Now,
 	}
-	sf, err := readState(ctx, b.StateFile)
+	sf, err := readState(ctx, o.State.Base(), b.StateFile)
 	var fe *statefile.FormatError
 	var ig ignoredError
 	switch {
@@ -199,7 +200,7 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 		b.Updated, b.Status = sf.Updated, sf.Status
 	}
 
-	wt := wtstate.Dir(o.State.WorktreeDir(o.Worktree))
+	wt := wtstate.At(o.State.Base(), o.State.WorktreeDir(o.Worktree))
 	all, recs, err := records(ctx, o, wt)
 	if err != nil {
 		return nil, err
@@ -251,17 +252,18 @@ type ignoredError string
 
 func (e ignoredError) Error() string { return "state file not read: " + string(e) }
 
-// readState reads and parses current.md: nil, nil when it does not exist.
-// A file that cannot be read (a folder in its place, no permission) is as
-// unusable as a broken one: the briefing falls back to the journal and says
-// why. A link, or a file git tracks (a cloned repository can commit one
-// full of instructions), is not read at all: an ignoredError.
-func readState(ctx context.Context, path string) (*statefile.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+// readState reads and parses current.md under root: nil, nil when it does
+// not exist. A file that cannot be read (a folder in its place, no
+// permission) is as unusable as a broken one: the briefing falls back to
+// the journal and says why. A link (the file or a folder on the way, see
+// package safepath), or a file git tracks (a cloned repository can commit
+// one full of instructions), is not read at all: an ignoredError.
+func readState(ctx context.Context, root, path string) (*statefile.File, error) {
+	f, err := safepath.OpenFile(root, path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	case errors.Is(err, syscall.ELOOP):
+	case errors.Is(err, safepath.ErrLink):
 		return nil, ignoredError(IgnoredLink)
 	case err != nil:
 		return nil, unreadable(err)

@@ -394,7 +394,7 @@ func TestFirstStartAfterUpgrade(t *testing.T) {
 	if before.Records == 0 || len(before.TopFiles) == 0 {
 		t.Fatalf("the fixture's journal gives %d records, files %+v; want some", before.Records, before.TopFiles)
 	}
-	wt := wtstate.Dir(o.State.WorktreeDir(o.Worktree))
+	wt := wtstate.At(o.State.Base(), o.State.WorktreeDir(o.Worktree))
 	start := journal.Record{TS: now, Event: "SessionStart", Session: "new", Source: "startup", Worktree: o.Worktree, Branch: "main"}
 	if err := wt.Observe(wtstate.Event{Record: start}); err != nil {
 		t.Fatal(err)

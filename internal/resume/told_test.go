@@ -177,7 +177,7 @@ func startBriefs(t *testing.T, st state.Dir, session, source string, when time.T
 		out[lang] = br
 	}
 	if told := out[i18n.EN].Told; told != nil {
-		if err := wtstate.Dir(st.WorktreeDir("/repo")).SetTold(session, told); err != nil {
+		if err := wtstate.At(st.Base(), st.WorktreeDir("/repo")).SetTold(session, told); err != nil {
 			t.Fatal(err)
 		}
 	}

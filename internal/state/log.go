@@ -7,13 +7,20 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/baton-cli/baton/internal/safepath"
+	"github.com/baton-cli/baton/internal/shellsafe"
 )
+
+// logPath is a log file and the folder trusted above it ("" for the
+// person's own files, opened as they are).
+type logPath struct{ root, path string }
 
 // lazyFile opens its file for appending on the first Write, so a command that
 // logs nothing never touches baton.log. It takes the first of its paths that
 // can be opened.
 type lazyFile struct {
-	paths []string
+	paths []logPath
 	once  sync.Once
 	f     *os.File
 	err   error
@@ -22,14 +29,11 @@ type lazyFile struct {
 func (l *lazyFile) Write(p []byte) (int, error) {
 	l.once.Do(func() {
 		l.err = errors.New("no log file")
-		for _, path := range l.paths {
-			if path == "" {
+		for _, lp := range l.paths {
+			if lp.path == "" {
 				continue
 			}
-			if l.err = os.MkdirAll(filepath.Dir(path), 0o700); l.err != nil {
-				continue
-			}
-			if l.f, l.err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); l.err == nil {
+			if l.f, l.err = openLog(lp); l.err == nil {
 				return
 			}
 		}
@@ -37,7 +41,23 @@ func (l *lazyFile) Write(p []byte) (int, error) {
 	if l.err != nil {
 		return 0, l.err
 	}
-	return l.f.Write(p)
+	// One record is one write; it is made inert for a shell, since a log
+	// holds values from the repository (branch names, paths).
+	if _, err := l.f.Write(shellsafe.JSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func openLog(lp logPath) (*os.File, error) {
+	const flags = os.O_WRONLY | os.O_APPEND | os.O_CREATE
+	if lp.root != "" {
+		return safepath.OpenFile(lp.root, lp.path, flags, 0o600)
+	}
+	if err := os.MkdirAll(filepath.Dir(lp.path), 0o700); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(lp.path, flags, 0o600)
 }
 
 // Close closes the file if it was opened.
@@ -48,22 +68,28 @@ func (l *lazyFile) Close() error {
 	return l.f.Close()
 }
 
-// NewLogger returns a logger writing text records to the first of paths that
-// can be opened (a repository's baton.log, then a user-level fallback), opened
-// on first use, and a function that closes it. Each record is one write to an
-// O_APPEND file, so concurrent processes do not interleave records.
-func NewLogger(paths ...string) (*slog.Logger, io.Closer) {
+// newLogger returns a logger writing JSON records to the first of paths that
+// can be opened, opened on first use, and a function that closes it. Each
+// record is one write to an O_APPEND file, so concurrent processes do not
+// interleave records, and holds no '$' or '`' (see package shellsafe).
+func newLogger(paths ...logPath) (*slog.Logger, io.Closer) {
 	f := &lazyFile{paths: paths}
-	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})), f
+	return slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})), f
 }
 
 // Logger returns the logger of d's baton.log, falling back to the user-level
-// log (UserLog) when that cannot be opened or d is the zero Dir, and the
-// closer of its file.
+// log (UserLog) when that cannot be opened (it is reached through a link,
+// say) or d is the zero Dir, and the closer of its file.
 func (d Dir) Logger(getenv func(string) string) (*slog.Logger, io.Closer) {
-	var primary string
+	var primary logPath
 	if d.Root != "" {
-		primary = d.Log()
+		primary = logPath{root: d.Base(), path: d.Log()}
 	}
-	return NewLogger(primary, UserLog(getenv))
+	return newLogger(primary, logPath{path: UserLog(getenv)})
+}
+
+// UserLogger returns the logger of the user-level log alone, for what must
+// not be written inside a repository: that its state folder was refused.
+func UserLogger(getenv func(string) string) (*slog.Logger, io.Closer) {
+	return newLogger(logPath{path: UserLog(getenv)})
 }

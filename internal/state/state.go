@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/baton-cli/baton/internal/gitrepo"
+	"github.com/baton-cli/baton/internal/safepath"
 )
 
 // RelDir is the state folder's path relative to the main worktree.
@@ -58,21 +59,40 @@ func At(projectDir string) Dir {
 	return Dir{Root: filepath.Join(projectDir, RelDir), Legacy: []string{filepath.Join(projectDir, LegacyRelDir)}}
 }
 
+// Base is the folder holding the state folder: the main worktree, or the
+// project folder outside git. It is the folder baton trusts: below it, every
+// folder on the way to a state file must be a real folder, never a link a
+// repository planted (see package safepath). A Root that does not end in
+// RelDir (a test's folder) is trusted from its parent.
+func (d Dir) Base() string {
+	if b, ok := strings.CutSuffix(d.Root, string(filepath.Separator)+filepath.FromSlash(RelDir)); ok {
+		return b
+	}
+	return filepath.Dir(d.Root)
+}
+
+// Check reports an error wrapping safepath.ErrLink when a folder on the way
+// from Base to the state folder, or the state folder itself, is a link.
+func (d Dir) Check() error { return safepath.Check(d.Base(), d.Root) }
+
 // Create makes the state folder when it is missing and keeps it out of git
 // through repo's info/exclude (repo is nil outside git), as `baton init`
 // does: whatever writes first, a hook installed as a plugin or a command,
 // leaves git status clean. It reports whether it made the folder. The
 // folder's parent, the worktree, must exist: a state folder is never made
-// from a path nobody checked.
+// from a path nobody checked. A state folder reached through a link is
+// refused with an error wrapping safepath.ErrLink.
 func (d Dir) Create(repo *gitrepo.Repo) (created bool, err error) {
-	if _, err := os.Stat(d.Root); !errors.Is(err, fs.ErrNotExist) {
+	if err := d.Check(); err != nil {
 		return false, err
 	}
-	worktree := filepath.Dir(filepath.Dir(d.Root))
-	if _, err := os.Stat(worktree); err != nil {
+	if _, err := os.Lstat(d.Root); !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	if _, err := os.Stat(d.Base()); err != nil {
 		return false, fmt.Errorf("create state folder: %w", err)
 	}
-	if err := os.MkdirAll(d.Root, 0o700); err != nil {
+	if err := safepath.MkdirAll(d.Base(), d.Root, 0o700); err != nil {
 		return false, fmt.Errorf("create state folder: %w", err)
 	}
 	if repo != nil {

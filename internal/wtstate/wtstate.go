@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,6 +32,8 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/safepath"
+	"github.com/baton-cli/baton/internal/shellsafe"
 )
 
 // Sizes that keep the files small enough to read whole at every start.
@@ -51,25 +54,40 @@ const (
 	lockName    = "lock"
 )
 
-// Dir is one worktree's folder.
-type Dir string
+// Dir is one worktree's folder. Its files are opened without following
+// links below the folder trusted above it (see package safepath): a link
+// planted there is refused with an error wrapping safepath.ErrLink.
+type Dir struct {
+	root, path string
+}
 
-func (d Dir) records() string { return filepath.Join(string(d), recordsName) }
-func (d Dir) state() string   { return filepath.Join(string(d), stateName) }
-
-// lock takes the folder's lock exclusively, creating the folder when it is
-// missing; the returned function releases it.
-func (d Dir) lock() (func(), error) {
-	path := filepath.Join(string(d), lockName)
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(string(d), 0o700); err != nil {
-			return nil, fmt.Errorf("create worktree state folder: %w", err)
-		}
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+// At is the worktree folder path, under the trusted folder root (the state
+// folder's state.Dir.Base); "" trusts path's parent.
+func At(root, path string) Dir {
+	if root == "" {
+		root = filepath.Dir(path)
 	}
+	return Dir{root: root, path: path}
+}
+
+// Path is the folder's path.
+func (d Dir) Path() string { return d.path }
+
+func (d Dir) records() string { return filepath.Join(d.path, recordsName) }
+func (d Dir) state() string   { return filepath.Join(d.path, stateName) }
+
+// lock opens the folder, creating it when it is missing, and takes its lock
+// exclusively; the returned function releases the lock and closes the
+// folder.
+func (d Dir) lock() (safepath.Dir, func(), error) {
+	sd, err := safepath.OpenDir(d.root, d.path, true, 0o700)
 	if err != nil {
-		return nil, fmt.Errorf("open worktree lock: %w", err)
+		return sd, nil, fmt.Errorf("open worktree state folder: %w", err)
+	}
+	fd, err := sd.OpenFD(lockName, syscall.O_RDONLY|syscall.O_CREAT, 0o600)
+	if err != nil {
+		sd.Close()
+		return sd, nil, fmt.Errorf("open worktree lock: %w", err)
 	}
 	for {
 		err = syscall.Flock(fd, syscall.LOCK_EX)
@@ -79,9 +97,10 @@ func (d Dir) lock() (func(), error) {
 	}
 	if err != nil {
 		syscall.Close(fd)
-		return nil, fmt.Errorf("lock worktree state: %w", err)
+		sd.Close()
+		return sd, nil, fmt.Errorf("lock worktree state: %w", err)
 	}
-	return func() { syscall.Close(fd) }, nil
+	return sd, func() { syscall.Close(fd); sd.Close() }, nil
 }
 
 // AppendRecord adds rec to records.jsonl in one write under the lock, and
@@ -92,38 +111,45 @@ func (d Dir) AppendRecord(rec journal.Record) error {
 	if err != nil {
 		return fmt.Errorf("encode record: %w", err)
 	}
-	line = append(line, '\n')
-	unlock, err := d.lock()
+	line = append(shellsafe.JSON(line), '\n')
+	sd, unlock, err := d.lock()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	f, err := os.OpenFile(d.records(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	fd, err := sd.OpenFD(recordsName, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT, 0o600)
 	if err != nil {
 		return fmt.Errorf("open worktree records: %w", err)
 	}
+	f := os.NewFile(uintptr(fd), d.records())
 	_, werr := f.Write(line)
 	fi, serr := f.Stat()
 	if err := errors.Join(werr, serr, f.Close()); err != nil {
 		return fmt.Errorf("append worktree record: %w", err)
 	}
 	if fi.Size() > MaxRecords {
-		return d.cut()
+		return cut(sd)
 	}
 	return nil
 }
 
-// cut rewrites records.jsonl as its newest KeepRecords bytes, whole lines
-// only. The caller holds the lock.
-func (d Dir) cut() error {
-	b, err := os.ReadFile(d.records())
+// cut rewrites records.jsonl in the open folder sd as its newest
+// KeepRecords bytes, whole lines only. The caller holds the lock.
+func cut(sd safepath.Dir) error {
+	fd, err := sd.OpenFD(recordsName, syscall.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("cut worktree records: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), recordsName)
+	b, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return fmt.Errorf("cut worktree records: %w", err)
 	}
 	if len(b) > KeepRecords {
 		b = fromLine(b, len(b)-KeepRecords)
 	}
-	return replace(d.records(), b)
+	return sd.Replace(recordsName, b, 0o600)
 }
 
 // fromLine returns b from the first line that starts at or after from
@@ -135,29 +161,10 @@ func fromLine(b []byte, from int) []byte {
 	return nil
 }
 
-// replace writes path as data through a temporary file renamed over it, so
-// a reader sees the old file or the new one, never part of either.
-func replace(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := tmp.Write(data)
-	if err := errors.Join(werr, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
 // Records returns the worktree's recent records, oldest first; none when
 // the file does not exist. Lines that are not records are skipped.
 func (d Dir) Records() ([]journal.Record, error) {
-	b, err := readBounded(d.records(), 2*MaxRecords)
+	b, err := d.readBounded(recordsName, 2*MaxRecords)
 	if err != nil || len(b) == 0 {
 		return nil, err
 	}
@@ -177,16 +184,16 @@ func (d Dir) Records() ([]journal.Record, error) {
 // HasRecords reports whether the worktree's records file exists: whether a
 // hook that keeps it has run here.
 func (d Dir) HasRecords() bool {
-	_, err := os.Stat(d.records())
+	_, err := os.Lstat(d.records())
 	return err == nil
 }
 
-// readBounded reads the last limit bytes of path at most, from a line start;
-// nil, nil when it does not exist; an error only when it cannot be opened.
-// A file that outgrew its cut (written by something else) costs no more
-// than limit.
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+// readBounded reads the last limit bytes of the file name at most, from a
+// line start; nil, nil when it does not exist; an error only when it cannot
+// be opened. A file that outgrew its cut (written by something else) costs
+// no more than limit.
+func (d Dir) readBounded(name string, limit int64) ([]byte, error) {
+	f, err := safepath.Open(d.root, filepath.Join(d.path, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -319,7 +326,7 @@ func (s *State) Session(id string) *Session {
 // Read returns state.json; the zero State when it does not exist or cannot
 // be decoded (it is rebuilt as sessions go on).
 func (d Dir) Read() (State, error) {
-	b, err := readBounded(d.state(), 1<<20)
+	b, err := d.readBounded(stateName, 1<<20)
 	if err != nil {
 		return State{}, fmt.Errorf("read worktree state: %w", err)
 	}
@@ -333,7 +340,7 @@ func (d Dir) Read() (State, error) {
 // Update changes state.json under the lock: fn gets the current state and
 // reports whether it changed it; only a change is written.
 func (d Dir) Update(fn func(s *State) bool) error {
-	unlock, err := d.lock()
+	sd, unlock, err := d.lock()
 	if err != nil {
 		return err
 	}
@@ -353,7 +360,7 @@ func (d Dir) Update(fn func(s *State) bool) error {
 	if err != nil {
 		return fmt.Errorf("encode worktree state: %w", err)
 	}
-	return replace(d.state(), append(b, '\n'))
+	return sd.Replace(stateName, append(b, '\n'), 0o600)
 }
 
 // NewTask returns the task a prompt explicitly sets ("new task: …",

@@ -131,7 +131,7 @@ func TestTaskSurvivesTheChain(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Dir(t.TempDir())
+			d := At("", t.TempDir())
 			run(t, d, tt.steps)
 			s, err := d.Read()
 			if err != nil {
@@ -152,7 +152,7 @@ func TestTaskSurvivesTheChain(t *testing.T) {
 }
 
 func TestTaskRedacted(t *testing.T) {
-	d := Dir(t.TempDir())
+	d := At("", t.TempDir())
 	run(t, d, []step{{"SessionStart", "s1", "startup", ""}, {"UserPromptSubmit", "s1", "", "deploy with token ghp_abcdefghijklmnopqrstuvwxyz0123456789"}})
 	s, _ := d.Read()
 	if s.Task == nil || strings.Contains(s.Task.Text, "ghp_abcdefghijklmnop") {
@@ -161,7 +161,7 @@ func TestTaskRedacted(t *testing.T) {
 }
 
 func TestRecordsCut(t *testing.T) {
-	d := Dir(t.TempDir())
+	d := At("", t.TempDir())
 	const writers, each = 4, 400
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -178,7 +178,7 @@ func TestRecordsCut(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	fi, err := os.Stat(filepath.Join(string(d), recordsName))
+	fi, err := os.Stat(filepath.Join(d.Path(), recordsName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,16 +204,16 @@ func TestRecordsCut(t *testing.T) {
 }
 
 func TestRecordsMissingOrDamaged(t *testing.T) {
-	d := Dir(t.TempDir())
+	d := At("", t.TempDir())
 	if recs, err := d.Records(); err != nil || recs != nil {
 		t.Errorf("Records of a missing file = %v, %v; want none", recs, err)
 	}
-	os.WriteFile(filepath.Join(string(d), recordsName), []byte("not json\n{\"event\":\"Stop\"}\n{\"ev"), 0o600)
+	os.WriteFile(filepath.Join(d.Path(), recordsName), []byte("not json\n{\"event\":\"Stop\"}\n{\"ev"), 0o600)
 	recs, err := d.Records()
 	if err != nil || len(recs) != 1 || recs[0].Event != "Stop" {
 		t.Errorf("Records = %+v, %v; want the one whole record", recs, err)
 	}
-	os.WriteFile(filepath.Join(string(d), stateName), []byte("{broken"), 0o600)
+	os.WriteFile(filepath.Join(d.Path(), stateName), []byte("{broken"), 0o600)
 	if s, err := d.Read(); err != nil || s.Task != nil || len(s.Sessions) != 0 {
 		t.Errorf("Read of a damaged state = %+v, %v; want empty", s, err)
 	}
@@ -313,7 +313,7 @@ func TestOthers(t *testing.T) {
 }
 
 func TestSessionEntries(t *testing.T) {
-	d := Dir(t.TempDir())
+	d := At("", t.TempDir())
 	agent := Process{PID: 4242, Start: 7}
 	obs := func(r journal.Record, msg string) {
 		t.Helper()
@@ -348,7 +348,7 @@ func TestSessionEntries(t *testing.T) {
 }
 
 func TestSessionsBounded(t *testing.T) {
-	d := Dir(t.TempDir())
+	d := At("", t.TempDir())
 	for i := range MaxSessions + 10 {
 		r := journal.Record{TS: t0.Add(time.Duration(i) * time.Minute), Event: "SessionStart", Session: fmt.Sprint("s", i), Source: "startup"}
 		if err := d.Observe(Event{Record: r}); err != nil {
@@ -379,7 +379,7 @@ func TestAgentIsAnAncestor(t *testing.T) {
 // TestCrashToldOnce: a session dies while another runs beside it and ends
 // cleanly; the next start is told of the crash, and the one after it is not.
 func TestCrashToldOnce(t *testing.T) {
-	d := Dir(t.TempDir())
+	d := At("", t.TempDir())
 	a := exec.Command("sleep", "60")
 	if err := a.Start(); err != nil {
 		t.Fatal(err)
@@ -432,7 +432,7 @@ func TestCrashToldOnce(t *testing.T) {
 // TestRecordsCutKeepsWholeWindow: when the cut falls on a line's start,
 // that line is whole and kept.
 func TestRecordsCutKeepsWholeWindow(t *testing.T) {
-	d := Dir(t.TempDir())
+	d := At("", t.TempDir())
 	const size = 256 // KeepRecords is a multiple of it
 	rec := func(i int) journal.Record {
 		r := journal.Record{TS: t0, Event: "PostToolUse", Tool: "Bash", Desc: fmt.Sprintf("%04d ", i)}
@@ -504,7 +504,7 @@ func TestOpeningPrompts(t *testing.T) {
 			want = text
 		}
 		for _, before := range []bool{true, false} {
-			d := Dir(t.TempDir())
+			d := At("", t.TempDir())
 			var steps []step
 			if before {
 				steps = []step{
