@@ -72,7 +72,7 @@ func TestNextStepStaysOpen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Dir(t.TempDir())
+			d := At("", t.TempDir())
 			for i, c := range tt.calls {
 				r := journal.Record{TS: t0.Add(time.Duration(i) * time.Minute), Event: c.event, Session: c.session, Source: c.source}
 				e := Event{Record: r}
