@@ -64,6 +64,7 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 	o := resume.BriefConfigured(cfg, f.Getenv, lang)
 	o.Options = resumeOptions(w, cfg, f)
 	o.Own = true // asked for: shown even when resume.inject is off
+	o.ForPerson = true
 	br, err := resume.BuildBrief(ctx, o)
 	if err != nil {
 		return err

@@ -31,6 +31,9 @@ type PushOptions struct {
 	// ScanBytes bounds how far back the journal is read (default
 	// DefaultScanBytes).
 	ScanBytes int64
+	// Task is the worktree's task, when known: the recent summary's goal
+	// is it, not the prompt the summary began from.
+	Task string
 }
 
 // Pushed is a push's text and what it is made of.
@@ -200,10 +203,17 @@ func pushItems(decisions []string, recent *Recent, hasRecent bool, daily *Daily,
 		items[i] = Item{Layer: L3, Text: text, Priority: TierPriority(tier, len(decisions)-i)}
 	}
 	if hasRecent {
-		items = append(items, Item{Layer: L1, Text: recentText(recent, o.Now.Location()), Priority: TierPriority(TierRecent, 0)})
+		r := *recent
+		if o.Task != "" {
+			r.Goal = o.Task
+		}
+		r.OpenLoops = forModel(r.OpenLoops)
+		items = append(items, Item{Layer: L1, Text: recentText(&r, o.Now.Location()), Priority: TierPriority(TierRecent, 0)})
 	}
 	if hasDaily {
-		items = append(items, Item{Layer: L2, Text: dailyText(daily), Priority: TierPriority(TierDaily, 0)})
+		d := *daily
+		d.Decisions = forModel(d.Decisions)
+		items = append(items, Item{Layer: L2, Text: dailyText(&d), Priority: TierPriority(TierDaily, 0)})
 	}
 	return items
 }
@@ -250,6 +260,16 @@ func recentText(r *Recent, loc *time.Location) string {
 		meta += " · " + r.Trigger
 	}
 	return "[" + meta + "]\n" + r.Text()
+}
+
+// forModel drops from a summary's items the candidates awaiting approval:
+// they and the commands that approve them are the person's (`baton context
+// approve`, `baton context show`), and the briefing counts them in one line.
+func forModel(items []string) []string {
+	return slices.DeleteFunc(slices.Clone(items), func(it string) bool {
+		return strings.HasPrefix(it, msgAwaiting.Format(i18n.EN, "")) || strings.HasPrefix(it, msgAwaiting.Format(i18n.JA, "")) ||
+			strings.Contains(it, "[baton context approve ")
+	})
 }
 
 func dailyText(d *Daily) string { return "[" + d.Date + "]\n" + d.Text() }

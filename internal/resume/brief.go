@@ -38,6 +38,11 @@ type BriefOptions struct {
 	// Unrecorded is set when this session's activity cannot be recorded:
 	// the briefing does not say where it is recorded.
 	Unrecorded bool
+	// ForPerson is set when a person reads the text (`baton resume`, the
+	// dashboard), not the model: it speaks to them and names the commands
+	// they may run (capturing decisions, approving candidates), which the
+	// model's text leaves out.
+	ForPerson bool
 }
 
 // BriefConfigured returns the BriefOptions set by configuration, as a hook
@@ -108,15 +113,17 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		for _, text := range b.nowItems(o) {
 			add(recall.TierNow, recall.LNow, text)
 		}
-		note, err := decision.ReviewNote(ctx, o.journal(), o.State, b.Sessions, 3, o.Session, o.Lang)
+		notes, err := br.reviewNotes(ctx, o)
 		if err != nil {
 			return nil, err
 		}
-		add(recall.TierNow, recall.LNow, note)
+		for _, note := range notes {
+			add(recall.TierNow, recall.LNow, note)
+		}
 	}
 	older := 0
 	if o.Layers {
-		l, err := recall.LoadLayers(recall.PushOptions{State: o.State, Route: o.Route, Now: o.Now, Lang: o.Lang, Budget: o.Budget}, b.LastActivity)
+		l, err := recall.LoadLayers(recall.PushOptions{State: o.State, Route: o.Route, Now: o.Now, Lang: o.Lang, Budget: o.Budget, Task: b.Task}, b.LastActivity)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +153,7 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		Head: title,
 		Headings: map[recall.Layer]string{
 			recall.L3:   msgHeadL3.In(o.Lang),
-			recall.LNow: msgHeadNow.In(o.Lang),
+			recall.LNow: b.nowHeading(o.Lang),
 			recall.L1:   msgHeadL1.In(o.Lang),
 			recall.L2:   msgHeadL2.In(o.Lang),
 		},
@@ -192,6 +199,7 @@ var (
 	msgBriefTitle = i18n.Msg{JA: "## baton: このワークツリーの作業状況（ブランチ %s）", EN: "## baton: where this worktree stands (branch %s)"}
 	msgHeadL3     = i18n.Msg{JA: "### 承認済みの決定 (L3)", EN: "### Approved decisions (L3)"}
 	msgHeadNow    = i18n.Msg{JA: "### 前回の続き", EN: "### Where you left off"}
+	msgHeadNowLog = i18n.Msg{JA: "### 前回の続き（自動ログより推定）", EN: "### Where you left off (estimated from the activity log)"}
 	msgHeadL1     = i18n.Msg{JA: "### 直近の要約 (L1)", EN: "### Recent summary (L1)"}
 	msgHeadL2     = i18n.Msg{JA: "### 日次の要約 (L2)", EN: "### Daily summary (L2)"}
 
@@ -203,11 +211,15 @@ var (
 	msgCaseCompact   = i18n.Msg{JA: "会話が圧縮されました。それまでの会話の細部は残っていません。", EN: "The conversation was compacted; the details of the conversation before it are gone."}
 	msgCrashed       = i18n.Msg{JA: "このワークツリーの前のセッション %s（%s 開始、最後の記録 %s）は SessionEnd なしで終わり、そのプロセスももうありません: クラッシュか強制終了です。", EN: "The previous session of this worktree, %s (started %s, last record %s), ended without SessionEnd and its process is gone: it crashed or was killed."}
 	msgLive          = i18n.Msg{JA: "このワークツリーでは別のセッション %s（%s 開始）も動いています。同じファイルを同時に変えないよう注意してください。", EN: "Another session, %s (started %s), is running in this worktree too: take care not to change the same files at once."}
-	msgTaskLine      = i18n.Msg{JA: "**タスク**（%s）：%s", EN: "**Task** (%s): %s"}
+	msgTaskLine      = i18n.Msg{JA: "**タスク**：%s", EN: "**Task**: %s"}
+	msgTaskNote      = i18n.Msg{JA: "（%s）", EN: "(The task was %s.)"}
 	msgTaskState     = i18n.Msg{JA: "`baton save --task` で設定", EN: "set with `baton save --task`"}
-	msgTaskPrompt    = i18n.Msg{JA: "この作業の最初の依頼、%s", EN: "the opening request of this work, %s"}
-	msgTaskExplicit  = i18n.Msg{JA: "「次のタスク:」で設定、%s", EN: "set by a \"new task:\" prompt, %s"}
-	msgPreviousTask  = i18n.Msg{JA: "（その前のタスク：%s）", EN: "(The task before it: %s)"}
+	msgTaskPrompt    = i18n.Msg{JA: "%s、この作業を始めた依頼で設定", EN: "set %s by the request that started this work"}
+	msgTaskExplicit  = i18n.Msg{JA: "%s、「次のタスク:」で設定", EN: "set %s by a \"new task:\" prompt"}
+	msgPreviousTask  = i18n.Msg{JA: "この前のタスク：%s", EN: "The task before this one: %s"}
+	msgForPerson     = i18n.Msg{JA: "このワークツリーで Claude Code を起動すると（前の会話の続きなら `claude --continue`）、エージェントはこの状況を受け取ります。", EN: "Start Claude Code in this worktree (`claude --continue` to go on with the last conversation) and the agent gets this briefing."}
+	msgAwaitingModel = i18n.Msg{JA: "決定の候補 %d 件が人の確認を待っています（まだ決定ではありません）。", EN: "%d proposed decision(s) await the person's review (not decided yet)."}
+	msgAwaitingHuman = i18n.Msg{JA: "決定の候補 %d 件があなたの確認を待っています: `baton context approve` で一覧、`baton context approve <id>` で承認します。", EN: "%d proposed decision(s) await your review: `baton context approve` lists them, `baton context approve <id>` approves one."}
 	msgCarryOn       = i18n.Msg{JA: "このタスクを続けてください。承認済みの決定は覆さず、下の未完了の項目から再開してください。", EN: "Carry on with this task: keep to the approved decisions and pick up from the open items below."}
 	msgAfterClear    = i18n.Msg{JA: "ユーザーの次の依頼に従ってください。下はこのワークツリーで進んでいた作業です。", EN: "Follow the user's next request; below is the work that was going on in this worktree."}
 	msgAskContinue   = i18n.Msg{JA: "ユーザーの依頼が具体的でなければ、この状況を伝えて続けるかどうか確認してから動いてください。", EN: "Unless the user's request says what to do, tell them where work left off and ask whether to continue before acting."}
@@ -216,7 +228,8 @@ var (
 	msgSetupOnlyLine = i18n.Msg{JA: "前回は baton の仕組み（ステートファイルや設定）の調整だけだったようです。", EN: "Last time only baton's own setup (its state files and settings) was adjusted."}
 
 	msgNowLast       = i18n.Msg{JA: "**最終アクティビティ**：%s", EN: "**Last activity**: %s"}
-	msgNowState      = i18n.Msg{JA: "**ステートファイル**（%s に更新、全文: %s）", EN: "**State file** (updated %s; full state: %s)"}
+	msgNowUpdated    = i18n.Msg{JA: "**更新時刻**：%s", EN: "**Updated**: %s"}
+	msgNowState      = i18n.Msg{JA: "（%s。全文: %s）", EN: "(%s; full state: %s)"}
 	msgNowFailing    = i18n.Msg{JA: "**失敗したままのコマンド**（その後成功していない）：", EN: "**Commands still failing** (no success since):"}
 	msgNowFailLine   = i18n.Msg{JA: "- `%s` → exit %s（%s）", EN: "- `%s` → exit %s (%s)"}
 	msgNowFailOlder  = i18n.Msg{JA: "- ほかに、より古い失敗したままのコマンドが %d 件（`baton resume --json` ですべて一覧できます）", EN: "- … and %d older command(s) still failing (`baton resume --json` lists them all)"}
@@ -224,7 +237,8 @@ var (
 	msgNowUnanswered = i18n.Msg{JA: "**まだ答えていない依頼**：", EN: "**Prompts not answered yet**:"}
 	msgNowTodo       = i18n.Msg{JA: "**TODO リスト**（%d 件中 %d 件完了）：", EN: "**Todo list** (%[2]d of %[1]d done):"}
 	msgNowLastMsg    = i18n.Msg{JA: "**エージェントの最後の発言**（%s）：", EN: "**The agent's last message** (%s):"}
-	msgNowFiles      = i18n.Msg{JA: "**直近に触ったファイル**（直近 %d 回のツール呼び出し）：", EN: "**Files touched** (in the last %d tool calls):"}
+	msgNowFiles      = i18n.Msg{JA: "**直近に触ってたファイル**：", EN: "**Files touched**:"}
+	msgNowFilesFrom  = i18n.Msg{JA: "（直近 %d 回のツール呼び出しより）", EN: "(in the last %d tool calls)"}
 	msgNowCommands   = i18n.Msg{JA: "**直近のコマンド**：", EN: "**Recent commands**:"}
 
 	msgPull = i18n.Msg{
@@ -289,14 +303,16 @@ func (br *Brief) head(o BriefOptions) (text string, worth bool) {
 		lines = append(lines, msgIgnored.Format(lang, b.statePath(), why.In(lang)))
 	}
 	if b.Task != "" {
-		lines = append(lines, msgTaskLine.Format(lang, br.taskFrom(o), quote.Block(lang, b.Task)))
-		if b.PreviousTask != "" && b.PreviousTask != b.Task && br.Case == recall.CaseStartup {
+		lines = append(lines, msgTaskLine.Format(lang, quote.Block(lang, b.Task)), msgTaskNote.Format(lang, br.taskFrom(o)))
+		if b.PreviousTask != "" && b.PreviousTask != b.Task && b.TaskNew {
 			lines = append(lines, msgPreviousTask.Format(lang, quote.Block(lang, b.PreviousTask)))
 		}
 	}
 	something := b.Task != "" || b.Source != FromNothing
 	switch {
 	case !something:
+	case o.ForPerson:
+		lines = append(lines, msgForPerson.In(lang))
 	case br.Case == recall.CaseCompact || br.Case == recall.CaseResume:
 		lines = append(lines, msgCarryOn.In(lang))
 	case br.Case == recall.CaseClear:
@@ -310,6 +326,45 @@ func (br *Brief) head(o BriefOptions) (text string, worth bool) {
 	}
 	worth = worth || something || b.Elsewhere != nil || b.StateError != nil || b.StateIgnored != ""
 	return strings.Join(lines, "\n"), worth
+}
+
+// nowHeading heads "where you left off": estimated from the activity log
+// unless current.md says it.
+func (b *Briefing) nowHeading(lang i18n.Lang) string {
+	if b.Source == FromJournal {
+		return msgHeadNowLog.In(lang)
+	}
+	return msgHeadNow.In(lang)
+}
+
+// reviewNotes are what the briefing says of decisions not yet reviewed. The
+// model gets one line, how many proposed decisions await the person; a
+// person also gets the sessions whose decisions were not captured yet and
+// the commands that review them.
+func (br *Brief) reviewNotes(ctx context.Context, o BriefOptions) ([]string, error) {
+	var notes []string
+	f, err := recall.FilesFor(o.State, o.Route)
+	if err != nil {
+		return nil, err
+	}
+	pending, err := recall.Pending(f)
+	if err != nil {
+		return nil, err
+	}
+	if !o.ForPerson {
+		if len(pending) > 0 {
+			notes = append(notes, msgAwaitingModel.Format(o.Lang, len(pending)))
+		}
+		return notes, nil
+	}
+	if len(pending) > 0 {
+		notes = append(notes, msgAwaitingHuman.Format(o.Lang, len(pending)))
+	}
+	note, err := decision.ReviewNote(ctx, o.journal(), o.State, br.Sessions, 3, o.Session, o.Lang)
+	if err != nil {
+		return nil, err
+	}
+	return append(notes, note), nil
 }
 
 func (br *Brief) taskFrom(o BriefOptions) string {
@@ -347,7 +402,7 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 		lastMsg = false
 	}
 	if b.Source == FromState {
-		lines := []string{msgNowState.Format(lang, Ago(b.At.Sub(b.Updated), lang), b.statePath())}
+		lines := []string{msgNowUpdated.Format(lang, stamp(b.Updated, o)), msgNowState.Format(lang, Ago(b.At.Sub(b.Updated), lang), b.statePath())}
 		if len(b.Doing) > 0 {
 			lines = append(lines, msgDoing.In(lang))
 			lines = append(lines, bulleted(b.Doing)...)
@@ -378,12 +433,18 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 		out = append(out, b.lastMessageItem(lang))
 	}
 	if !b.LastActivity.IsZero() {
-		lines := []string{msgNowLast.Format(lang, Ago(b.At.Sub(b.LastActivity), lang))}
+		// The last message is activity too: the two ages never disagree.
+		last := b.LastActivity
+		if b.LastMessageAt.After(last) {
+			last = b.LastMessageAt
+		}
+		lines := []string{msgNowLast.Format(lang, Ago(b.At.Sub(last), lang))}
 		if len(b.TopFiles) > 0 && !b.SetupOnly {
-			lines = append(lines, msgNowFiles.Format(lang, b.Records))
+			lines = append(lines, msgNowFiles.In(lang))
 			for _, f := range b.TopFiles {
 				lines = append(lines, msgFileCount.Format(lang, f.Path, f.Count))
 			}
+			lines = append(lines, msgNowFilesFrom.Format(lang, b.Records))
 		}
 		out = append(out, strings.Join(lines, "\n"))
 	}

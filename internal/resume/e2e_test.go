@@ -66,7 +66,7 @@ func TestSessionStartInjectsBriefing(t *testing.T) {
 		"SessionStart hook additional context",
 		"## baton: このワークツリーの作業状況（ブランチ main）",
 		"新しいセッションの開始です。",
-		"**タスク**（`baton save --task` で設定）：CSV 出力の修正",
+		"**タスク**：CSV 出力の修正\n（`baton save --task` で設定）",
 		"- 再現テストを書いている",
 		"- writer を差し替える",
 		"続けるかどうか確認してから動いてください",

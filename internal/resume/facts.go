@@ -43,7 +43,7 @@ type TodoItem struct {
 
 // Task sources, beside FromState (current.md, set with `baton save --task`).
 const (
-	TaskFromPrompt   = "prompt"   // the opening request of the chain of sessions
+	TaskFromPrompt   = "prompt"   // a request for new work that opened a chain of sessions
 	TaskFromExplicit = "explicit" // a prompt that said "new task:"
 )
 
@@ -157,6 +157,7 @@ func (b *Briefing) pickTask(sf *statefile.File) {
 		b.Task, b.TaskFrom = cutTask(sf.Task), string(FromState)
 	case ct != nil:
 		b.Task, b.TaskFrom, b.TaskAt = ct.Text, TaskFromPrompt, ct.TS
+		b.TaskNew = ct.Chain != "" && b.Sessions != nil && ct.Chain == b.Sessions.Chain
 		if ct.By == wtstate.ByExplicit {
 			b.TaskFrom = TaskFromExplicit
 		}

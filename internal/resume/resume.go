@@ -139,6 +139,9 @@ type Briefing struct {
 	TaskFrom     string
 	TaskAt       time.Time
 	PreviousTask string
+	// TaskNew is set when a prompt of the current chain of sessions set
+	// the task, replacing PreviousTask.
+	TaskNew bool
 	// Open loops and evidence, from the worktree's records.
 	Failing       []Failure
 	Unanswered    []string

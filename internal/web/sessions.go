@@ -190,7 +190,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	}
 	o := s.o.Resume
 	o.Worktree, o.Branch, o.Now = p.Worktree, p.Branch, s.o.Now()
-	if br, err := resume.BuildBrief(ctx, resume.BriefOptions{Options: o, Lang: s.o.Lang, Budget: hook.MaxContext, Own: true}); err != nil {
+	if br, err := resume.BuildBrief(ctx, resume.BriefOptions{Options: o, Lang: s.o.Lang, Budget: hook.MaxContext, Own: true, ForPerson: true}); err != nil {
 		s.o.Log.Warn("dashboard: resume briefing", "worktree", p.Worktree, "err", err)
 	} else if p.Briefing, err = markdown(br.Text); err != nil {
 		s.o.Log.Warn("dashboard: render the briefing", "worktree", p.Worktree, "err", err)
