@@ -129,7 +129,11 @@ func (br *Brief) since(h *wtstate.Told, items []recall.Item, o BriefOptions) str
 		add = append(add, recall.Item{Layer: layer, Text: text, Priority: recall.TierPriority(tier, len(add))})
 	}
 	if b.Task != "" && !told[factOf(factTask, b.Task)] {
-		put(recall.TierNow, recall.LNow, msgSinceTask.Format(lang, b.Task))
+		text := msgSinceTask.Format(lang, b.Task)
+		if b.PreviousTask != "" && b.PreviousTask != b.Task && b.TaskNew {
+			text += "\n" + msgPreviousTask.Format(lang, b.PreviousTask)
+		}
+		put(recall.TierNow, recall.LNow, text)
 	}
 	for _, it := range items {
 		if it.Layer == recall.L3 && !told[factOf(factDecision, it.Text)] {

@@ -3,6 +3,7 @@ package resume
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,35 @@ func TestOneBriefingPerConversation(t *testing.T) {
 			want: []string{"where this worktree stands", "compacted automatically", "Write the tokenizer"},
 		},
 		{
+			// After /exit a fresh session said hello (and got the full
+			// briefing), then --continue: the task did not change.
+			name: "resume-after-a-greeting",
+			steps: []step{
+				{evs: append(work("s1", 60), ev{30, journal.Record{Event: "SessionEnd", Session: "s1"}, ""}), source: "startup", ago: 11},
+				{evs: []ev{
+					{10, journal.Record{Event: "UserPromptSubmit", Session: "s2", Prompt: "hello"}, ""},
+					{9, journal.Record{Event: "Stop", Session: "s2", Message: "Hello! What would you like to work on?"}, "Hello! What would you like to work on?"},
+					{8, journal.Record{Event: "SessionEnd", Session: "s2"}, ""},
+				}, source: "resume", ago: 1},
+			},
+			empty: true,
+		},
+		{
+			// A fresh session opened with new work, then --continue: the
+			// changed task is told, with the task before it.
+			name: "resume-after-new-work",
+			steps: []step{
+				{evs: append(work("s1", 60), ev{30, journal.Record{Event: "SessionEnd", Session: "s1"}, ""}), source: "startup", ago: 11},
+				{evs: []ev{
+					{10, journal.Record{Event: "UserPromptSubmit", Session: "s2", Prompt: "Add a /health endpoint to the HTTP server that returns the build version as JSON"}, ""},
+					{9, journal.Record{Event: "Stop", Session: "s2", Message: "Added the endpoint."}, "Added the endpoint."},
+					{8, journal.Record{Event: "SessionEnd", Session: "s2"}, ""},
+				}, source: "resume", ago: 1},
+			},
+			want: []string{"**The task changed**: Add a /health endpoint", "(The task before this one: Write the tokenizer for the query language)"},
+			not:  []string{"where this worktree stands"},
+		},
+		{
 			name: "resume-of-a-conversation-never-briefed",
 			steps: []step{
 				{evs: append(work("s1", 60), ev{20, journal.Record{Event: "SessionEnd", Session: "s1"}, ""}), source: "resume", ago: 1},
@@ -129,7 +159,7 @@ func TestOneBriefingPerConversation(t *testing.T) {
 					}
 				}
 				session := "s1"
-				if i > 0 && tt.name == "compact-right-after-a-full-briefing" {
+				if i > 0 && tt.name == "compact-right-after-a-full-briefing" || strings.HasPrefix(tt.name, "resume-after-a") || tt.name == "resume-after-new-work" {
 					session = "s2"
 				}
 				observe(t, st, append(s.evs, ev{s.ago, journal.Record{Event: "SessionStart", Session: session, Source: s.source}, ""}), nil)
@@ -158,6 +188,10 @@ func TestOneBriefingPerConversation(t *testing.T) {
 			if ja := br[i18n.JA]; (ja.Text == "") != tt.empty || ja.Held != en.Held {
 				t.Errorf("Japanese text (held %v) differs in kind from the English one:\n%s", ja.Held, ja.Text)
 			}
+			golden := filepath.Join("testdata", "brief", "told-"+tt.name)
+			fix := func(s string) []byte { return []byte(strings.ReplaceAll(s, st.Root, "$STATE") + "\n") }
+			checkGolden(t, golden+".en.golden", fix(en.Text))
+			checkGolden(t, golden+".ja.golden", fix(br[i18n.JA].Text))
 		})
 	}
 }
