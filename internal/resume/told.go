@@ -129,6 +129,7 @@ func (br *Brief) since(h *wtstate.Told, items []recall.Item, o BriefOptions) str
 		add = append(add, recall.Item{Layer: layer, Text: text, Priority: recall.TierPriority(tier, len(add))})
 	}
 	if b.Task != "" && !told[factOf(factTask, b.Task)] {
+		// The layer's block fences both.
 		text := msgSinceTask.Format(lang, b.Task)
 		if b.PreviousTask != "" && b.PreviousTask != b.Task && b.TaskNew {
 			text += "\n" + msgPreviousTask.Format(lang, b.PreviousTask)

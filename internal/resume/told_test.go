@@ -120,7 +120,7 @@ func TestOneBriefingPerConversation(t *testing.T) {
 					{8, journal.Record{Event: "SessionEnd", Session: "s2"}, ""},
 				}, source: "resume", ago: 1},
 			},
-			want: []string{"**The task changed**: Add a /health endpoint", "(The task before this one: Write the tokenizer for the query language)"},
+			want: []string{"**The task changed**: Add a /health endpoint", "The task before this one: Write the tokenizer for the query language"},
 			not:  []string{"where this worktree stands"},
 		},
 		{
