@@ -148,7 +148,7 @@ func TestPages(t *testing.T) {
 			name:    "the briefing's Markdown rendered",
 			path:    "/",
 			code:    http.StatusOK,
-			want:    []string{`<div class="markdown" id="briefing-text">`, "<strong>Task</strong>: " + fxTask, "(The task was set with <code>baton save --task</code>.)", "<li>Rewrite the writer loop</li>"},
+			want:    []string{`<div class="markdown" id="briefing-text">`, "<strong>Task</strong>: ", fxTask, "(The task was set with <code>baton save --task</code>.)", "<li>Rewrite the writer loop</li>"},
 			notWant: []string{"**Task**", `<pre class="text">### `},
 		},
 		{
