@@ -95,7 +95,7 @@ func find(s string, spans []span) []span {
 			for next < len(s) && byteClass[s[next]]&classAlnum != 0 {
 				next++
 			}
-			if next > i+1 && namingPair(s[i], s[i+1]) {
+			if next > i+1 && namingPair(s[i], s[i+1]) && namingStart(s, i) {
 				spans = named(s, i, false, spans)
 			}
 		} else {

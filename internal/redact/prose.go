@@ -94,8 +94,33 @@ const namingJaLast uint64 = 1<<(0x88-0x80) | 1<<(0x8D-0x80) | 1<<(0x91-0x80) | 1
 
 // namingPairs has bit (a-'a')*26+(b-'a') set when an English naming word
 // starts with the lower-case letters a b: pa, pw, se, si, cr, to, ke, lo.
-// find tests it at each word before it calls named.
+// find tests it at each word.
 var namingPairs = [11]uint64{0x0, 0x20, 0x0, 0x0, 0x100000000100, 0x0, 0x10000040, 0x1000000011000000, 0x0, 0x0, 0x0}
+
+// namingStart reports whether an English naming word may start at k, by
+// its first three letters: pas, pw, sec, cre, tok, key, log, sig. find
+// tests it after namingPair, which is quicker, before it calls named.
+func namingStart(s string, k int) bool {
+	if k+2 >= len(s) {
+		return false
+	}
+	a, b, c := lowerASCII[s[k]], lowerASCII[s[k+1]], lowerASCII[s[k+2]]
+	switch a {
+	case 'p':
+		return b == 'w' || b == 'a' && c == 's'
+	case 's':
+		return b == 'e' && c == 'c' || b == 'i' && c == 'g'
+	case 'c':
+		return b == 'r' && c == 'e'
+	case 't':
+		return b == 'o' && c == 'k'
+	case 'k':
+		return b == 'e' && c == 'y'
+	case 'l':
+		return b == 'o' && c == 'g'
+	}
+	return false
+}
 
 // namingPair reports whether an English naming word may start with the
 // bytes a b.
@@ -129,8 +154,8 @@ var (
 )
 
 // named appends to spans the secret named by a naming word at k, which
-// starts a word (English) or a character (ja); find calls it where one may
-// start.
+// starts a word (English) or a character (ja); find calls it where
+// namingPair and namingStart, or namingJaLast, say one may start.
 func named(s string, k int, ja bool, spans []span) []span {
 	e, fam, inName := namingWordAt(s, k, ja)
 	if fam == 0 {
@@ -164,7 +189,7 @@ func named(s string, k int, ja bool, spans []span) []span {
 func namingWordAt(s string, k int, ja bool) (end int, fam namingFamily, inName bool) {
 	if ja {
 		for _, w := range namingWordsJa {
-			if strings.HasPrefix(s[k:], w.text) {
+			if w.text[2] == s[k+2] && w.text[1] == s[k+1] && strings.HasPrefix(s[k:], w.text) {
 				return k + len(w.text), w.fam, false
 			}
 		}
