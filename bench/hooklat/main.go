@@ -58,6 +58,7 @@ func run() error {
 	noRecall := flag.Bool("no-recall", false, "turn the recall off in the repository's configuration (context.recall: false), to measure without it")
 	transcripts := flag.String("transcripts", "", "a folder of transcript projects (bench/gen transcripts) to put under the run's ~/.claude/projects")
 	worktreeRecords := flag.Int("worktree", 0, "records to seed the worktree's own files with first (its records.jsonl keeps at most 128 KiB), with 32 sessions")
+	current := flag.String("current", "", "write a current.md in progress first: \"untracked\" (as baton save leaves it) or \"tracked\" (added to git, as a cloned repository brings it); the repository gets 600 tracked files either way")
 	flag.Parse()
 
 	repo, err := os.MkdirTemp("", "hooklat-")
@@ -103,6 +104,11 @@ func run() error {
 	}
 	if *withRecall {
 		if err := seedRecall(repo, stateDir, *decisions, *command); err != nil {
+			return err
+		}
+	}
+	if *current != "" {
+		if err := seedCurrent(repo, stateDir, *current); err != nil {
 			return err
 		}
 	}
@@ -332,5 +338,37 @@ func seedWorktree(repo, stateDir string, n int) error {
 		return err
 	}
 	fmt.Printf("worktree files: %d records kept, %d sessions\n", len(recs), len(st.Sessions))
+	return nil
+}
+
+// seedCurrent gives the repository 600 tracked files and a current.md in
+// progress, added to git too when how is "tracked".
+func seedCurrent(repo, stateDir, how string) error {
+	if how != "untracked" && how != "tracked" {
+		return fmt.Errorf("-current %q: want untracked or tracked", how)
+	}
+	for i := range 600 {
+		p := filepath.Join(repo, "src", fmt.Sprintf("pkg%02d", i/20), fmt.Sprintf("file%03d.go", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte("package x\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return err
+	}
+	state := "---\nupdated: " + time.Now().UTC().Format(time.RFC3339) + "\nstatus: in_progress\ncurrent_task: Fix the CSV export\n---\n\n## Now\n\n- writing a failing test\n\n## Next\n\n- swap the writer\n"
+	if err := os.WriteFile(filepath.Join(stateDir, "current.md"), []byte(state), 0o644); err != nil {
+		return err
+	}
+	add := []string{"-C", repo, "add", "src"}
+	if how == "tracked" {
+		add = append(add, filepath.Join(stateDir, "current.md"))
+	}
+	if out, err := exec.Command("git", add...).CombinedOutput(); err != nil {
+		return fmt.Errorf("git add: %v: %s", err, out)
+	}
 	return nil
 }
