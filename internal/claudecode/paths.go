@@ -3,6 +3,7 @@ package claudecode
 import (
 	"path/filepath"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 )
 
@@ -63,6 +64,23 @@ func abs(n int64) int64 {
 // is home.
 func TranscriptDir(home, cwd string) string {
 	return filepath.Join(home, ".claude", "projects", ProjectKey(cwd))
+}
+
+// ProjectsDirs returns the folders that hold every project's transcripts:
+// projects/ under each folder of configDirs, the value of
+// $CLAUDE_CONFIG_DIR (comma-separated), when it is set, else
+// ~/.config/claude/projects and ~/.claude/projects.
+func ProjectsDirs(home, configDirs string) []string {
+	var out []string
+	for _, d := range strings.Split(configDirs, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			out = append(out, filepath.Join(d, "projects"))
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	return []string{filepath.Join(home, ".config", "claude", "projects"), filepath.Join(home, ".claude", "projects")}
 }
 
 // MemoryDir returns the agent memory folder of sessions run in cwd; its

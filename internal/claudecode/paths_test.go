@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,24 @@ func BenchmarkProjectKey(b *testing.B) {
 	cwd := "/home/someone/src/github.com/baton-cli/baton/.worktrees/feature_x"
 	for b.Loop() {
 		ProjectKey(cwd)
+	}
+}
+
+func TestProjectsDirs(t *testing.T) {
+	tests := []struct {
+		name, configDirs string
+		want             []string
+	}{
+		{name: "default", want: []string{"/h/.config/claude/projects", "/h/.claude/projects"}},
+		{name: "one config folder", configDirs: "/c", want: []string{"/c/projects"}},
+		{name: "several, spaced", configDirs: " /a , /b ,", want: []string{"/a/projects", "/b/projects"}},
+		{name: "only commas", configDirs: " , ", want: []string{"/h/.config/claude/projects", "/h/.claude/projects"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ProjectsDirs("/h", tt.configDirs); !slices.Equal(got, tt.want) {
+				t.Errorf("ProjectsDirs = %q; want %q", got, tt.want)
+			}
+		})
 	}
 }

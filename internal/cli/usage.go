@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/usage"
@@ -127,25 +127,9 @@ func usageDirs(f *Factory, w workspace, all bool) []string {
 	home := f.Getenv("HOME")
 	archive := index.ArchiveDir(w.state)
 	if all {
-		return append(claudeProjectDirs(f.Getenv, home), archive)
+		return append(claudecode.ProjectsDirs(home, f.Getenv("CLAUDE_CONFIG_DIR")), archive)
 	}
 	return append(workspaceTranscriptDirs(f, w, home), archive)
-}
-
-// claudeProjectDirs are the folders holding every project's transcripts:
-// under each folder of $CLAUDE_CONFIG_DIR (comma-separated), else under
-// ~/.config/claude and ~/.claude.
-func claudeProjectDirs(getenv func(string) string, home string) []string {
-	var out []string
-	if v := getenv("CLAUDE_CONFIG_DIR"); v != "" {
-		for _, d := range strings.Split(v, ",") {
-			if d = strings.TrimSpace(d); d != "" {
-				out = append(out, filepath.Join(d, "projects"))
-			}
-		}
-		return out
-	}
-	return []string{filepath.Join(home, ".config", "claude", "projects"), filepath.Join(home, ".claude", "projects")}
 }
 
 func writeUsage(out io.Writer, rep *usage.Report, lang i18n.Lang) error {
