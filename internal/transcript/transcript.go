@@ -17,8 +17,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/baton-cli/baton/internal/textcut"
@@ -85,6 +87,10 @@ var ErrStop = errors.New("stop reading")
 // ErrOffset reports an offset before the start or past the end of the file.
 var ErrOffset = errors.New("offset outside the transcript")
 
+// ErrNotRegular reports a transcript path that names something other than
+// a regular file: a FIFO, a device, a folder.
+var ErrNotRegular = errors.New("not a regular file")
+
 // Reading sizes. The buffer grows for a longer line up to MaxLine; a line
 // longer than that is skipped (its content is a pasted image or a huge tool
 // result, never a decision).
@@ -112,15 +118,11 @@ func Read(ctx context.Context, path string, from int64, fn func(*Message) error)
 
 // read is Read with the buffer's starting and largest sizes.
 func read(ctx context.Context, path string, from int64, bufSize, maxLine int, fn func(*Message) error) (int64, error) {
-	f, err := os.Open(path)
+	f, fi, err := open(path)
 	if err != nil {
-		return from, fmt.Errorf("read transcript: %w", err)
+		return from, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return from, fmt.Errorf("read transcript: %w", err)
-	}
 	if from < 0 || from > fi.Size() {
 		return from, fmt.Errorf("read transcript %s from %d, size %d: %w", path, from, fi.Size(), ErrOffset)
 	}
@@ -135,6 +137,40 @@ func read(ctx context.Context, path string, from int64, bufSize, maxLine int, fn
 		return end, err
 	}
 	return end, nil
+}
+
+// open opens a transcript to read, and only a regular file: the open does
+// not wait for a FIFO's writer or a device (O_NONBLOCK), and what it opened
+// is checked on the open file, so nothing swapped in between is read.
+func open(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read transcript: %w", err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is a %s: %w", path, fileKind(fi.Mode()), ErrNotRegular)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("read transcript: %w", err)
+	}
+	return f, fi, nil
+}
+
+// fileKind names what a mode that is not a regular file's is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // reader holds Read's position. buf[lo:hi] are bytes read from the file but
@@ -306,15 +342,11 @@ func (m *Message) Render(w *strings.Builder) {
 // the next read. An offset past the end returns nothing and from itself; a
 // missing file wraps fs.ErrNotExist.
 func ReadRaw(path string, from int64, limit int) (data []byte, end int64, more bool, err error) {
-	f, err := os.Open(path)
+	f, fi, err := open(path)
 	if err != nil {
-		return nil, from, false, fmt.Errorf("read transcript: %w", err)
+		return nil, from, false, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, from, false, fmt.Errorf("read transcript: %w", err)
-	}
 	if from < 0 {
 		return nil, from, false, fmt.Errorf("read transcript %s from %d: %w", path, from, ErrOffset)
 	}

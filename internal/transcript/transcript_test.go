@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -129,6 +130,17 @@ func TestReadDecodesBlocks(t *testing.T) {
 	}
 }
 
+// fifo is a FIFO no one writes to: opening it to read waits for a writer
+// unless the open does not block.
+func fifo(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fifo.jsonl")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func TestReadErrors(t *testing.T) {
 	path := write(t, userLine+"\n")
 	tests := []struct {
@@ -138,6 +150,9 @@ func TestReadErrors(t *testing.T) {
 		want error
 	}{
 		{name: "missing file", path: filepath.Join(t.TempDir(), "none.jsonl"), want: fs.ErrNotExist},
+		{name: "FIFO", path: fifo(t), want: ErrNotRegular},
+		{name: "folder", path: t.TempDir(), want: ErrNotRegular},
+		{name: "device", path: os.DevNull, want: ErrNotRegular},
 		{name: "offset past the end", path: path, from: int64(len(userLine) + 2), want: ErrOffset},
 		{name: "negative offset", path: path, from: -1, want: ErrOffset},
 	}
@@ -356,6 +371,15 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("rejected a valid %s line %q", v.Type, line)
 		}
 	})
+}
+
+// ReadRaw, like Read, opens regular files only, without waiting on a FIFO.
+func TestReadRawRefusesSpecialFiles(t *testing.T) {
+	for _, path := range []string{fifo(t), t.TempDir(), os.DevNull} {
+		if _, _, _, err := ReadRaw(path, 0, 0); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadRaw(%s): %v; want ErrNotRegular", path, err)
+		}
+	}
 }
 
 func TestReadRaw(t *testing.T) {
