@@ -54,7 +54,8 @@ var updateContract = flag.Bool("update", false, "rewrite the golden sections of 
 //	                     and the memory folder (ROOT mem) at the end
 //
 // Requests and goldens name places with $PROJECT, $MEM, $HOME, $TESTDATA
-// and $GITHUB.
+// (a folder of $HOME's Claude Code projects folder holding a copy of
+// testdata/session-closer/transcripts) and $GITHUB.
 func TestSessionCloserContract(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
@@ -93,11 +94,13 @@ func runContractCase(t *testing.T, path string) {
 		order = append(order, f.Name)
 	}
 	root := t.TempDir()
-	testdata, _ := filepath.Abs(filepath.Join("testdata", "session-closer"))
+	home := filepath.Join(root, "home")
 	e := &contractEnv{
 		t: t, srv: githubtest.New(t),
-		project: filepath.Join(root, "project"), home: filepath.Join(root, "home"), mem: filepath.Join(root, "mem"),
-		testdata: testdata,
+		project: filepath.Join(root, "project"), home: home, mem: filepath.Join(root, "mem"),
+		// The fixture transcripts are read where baton reads transcripts
+		// from: a folder of Claude Code's projects folder.
+		testdata: filepath.Join(home, ".claude", "projects", "testdata"),
 		env:      map[string]string{"LANG": "en_US.UTF-8"},
 		seeded:   map[int]int{},
 		got:      map[string][]byte{},
@@ -109,6 +112,9 @@ func runContractCase(t *testing.T, path string) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.CopyFS(filepath.Join(e.testdata, "transcripts"), os.DirFS(filepath.Join("testdata", "session-closer", "transcripts"))); err != nil {
+		t.Fatal(err)
 	}
 	if out, err := exec.Command("git", "init", "-q", "-b", "main", e.project).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
@@ -318,7 +324,7 @@ var githubURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 
 // normalize names the case's places by their placeholders.
 func (e *contractEnv) normalize(s string) string {
-	s = strings.NewReplacer(e.project, "$PROJECT", e.mem, "$MEM", e.home, "$HOME", e.testdata, "$TESTDATA").Replace(s)
+	s = strings.NewReplacer(e.testdata, "$TESTDATA", e.project, "$PROJECT", e.mem, "$MEM", e.home, "$HOME").Replace(s)
 	return githubURL.ReplaceAllString(s, "$$GITHUB")
 }
 

@@ -173,3 +173,77 @@ func TestMCPServerSurvivesMalformedInput(t *testing.T) {
 		t.Errorf("baton mcp exited with %v after its input closed; want 0\nstderr: %s", err, stderr.String())
 	}
 }
+
+// The attack: `session-closer read-transcript` read any path it was given
+// (/etc/shadow came back verbatim) and hung on a FIFO for over ten
+// minutes, ignoring SIGTERM. A model steered by planted text chooses that
+// path. Each request here goes to a real baton process, which must answer
+// within stepWait, refuse what is not a transcript, and exit 0.
+func TestSessionCloserReadsOnlyTranscripts(t *testing.T) {
+	home, repo, outside := t.TempDir(), gitRepo(t), t.TempDir()
+	shadow := filepath.Join(outside, "shadow")
+	secret := "root:$6$Zq1zQ0pY$planted-hash:19000:0:99999:7:::"
+	if err := os.WriteFile(shadow, []byte(`{"type":"user","message":{"role":"user","content":"`+secret+`"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	projects := filepath.Join(home, ".claude", "projects", "-repo")
+	if err := os.MkdirAll(projects, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(projects, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shadow, filepath.Join(projects, "link.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(projects, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(projects, "good.jsonl")
+	if err := os.WriteFile(good, []byte(`{"type":"user","message":{"role":"user","content":"a real transcript"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name string
+		path string
+		want string // in the response
+	}{
+		{"a file outside", shadow, "in neither Claude Code's projects folders"},
+		{"dot-dot out of the projects folder", filepath.Join(projects, "..", "..", "..", "..", filepath.Base(outside), "shadow"), "in neither"},
+		{"a link inside to a file outside", filepath.Join(projects, "link.jsonl"), "in neither"},
+		{"a linked folder inside", filepath.Join(projects, "linked", "shadow"), "in neither"},
+		{"a FIFO inside", fifo, "is a FIFO"},
+		{"/etc/shadow itself", "/etc/shadow", "in neither"},
+		{"a transcript", good, "a real transcript"},
+	}
+	for _, tt := range tests {
+		for _, sub := range []string{"read-transcript", "extract"} {
+			t.Run(tt.name+"/"+sub, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(t.Context(), stepWait)
+				defer cancel()
+				cmd := batonCmd(t, ctx, repo, home, "session-closer")
+				req, _ := json.Marshal(map[string]any{"schema_version": 1, "subcommand": sub, "session_id": "s1", "project_dir": repo, "transcript_path": tt.path, "offset": 0})
+				cmd.Stdin = strings.NewReader(string(req))
+				out, err := cmd.Output()
+				if ctx.Err() != nil {
+					t.Fatalf("no answer within %v", stepWait)
+				}
+				if err != nil {
+					t.Fatalf("baton session-closer: %v; want exit 0", err)
+				}
+				if strings.Contains(string(out), "planted-hash") {
+					t.Fatalf("answer %s holds the file outside", out)
+				}
+				want := tt.want
+				if sub == "extract" && want == "a real transcript" {
+					want = `"ok":true` // extract answers candidates, not the text
+				}
+				if !strings.Contains(string(out), want) {
+					t.Errorf("answer %s; want %q", out, want)
+				}
+			})
+		}
+	}
+}

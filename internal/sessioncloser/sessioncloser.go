@@ -461,18 +461,6 @@ func (s *session) dispatch(ctx context.Context) (any, error) {
 	return nil, fail(KindInternal, "unknown subcommand %q", s.req.Subcommand)
 }
 
-// transcriptPath is the request's path, else the session's transcript in
-// Claude Code's folder for the project.
-func (s *session) transcriptPath() (string, error) {
-	if s.req.TranscriptPath != "" {
-		return s.req.TranscriptPath, nil
-	}
-	if err := decision.CheckSessionID(s.req.SessionID); err != nil {
-		return "", fail(KindInternal, "transcript_path is missing and %v", err)
-	}
-	return filepath.Join(claudecode.TranscriptDir(s.env.Getenv("HOME"), s.project), s.req.SessionID+".jsonl"), nil
-}
-
 // readTranscript answers the raw bytes of the complete lines from offset,
 // whatever they hold (what the skill hands to the model), secrets redacted;
 // with "format": "text", a readable rendering of the messages instead.
@@ -486,33 +474,39 @@ func (s *session) readTranscript(ctx context.Context) (any, error) {
 		limit = DefaultReadBytes
 	}
 	offset := int64(s.req.Offset)
-	var content string
-	var end int64
-	var more bool
+	type read struct {
+		content string
+		end     int64
+		more    bool
+	}
+	var r read
 	switch s.req.Format {
 	case "", "raw":
-		var data []byte
-		data, end, more, err = transcript.ReadRaw(path, offset, limit)
+		r, err = within(ctx, readDeadline, func(context.Context) (read, error) {
+			data, end, more, err := transcript.ReadRaw(path, offset, limit)
+			return read{string(data), end, more}, err
+		})
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s", decision.ErrTranscriptMissing, path)
 		}
 		if err != nil {
 			return nil, fail(KindInternal, "%v", err)
 		}
-		content = string(data)
 	case "text":
-		var ex decision.Excerpt
-		ex, end, more, err = decision.ReadExcerpt(ctx, path, offset, limit)
+		r, err = within(ctx, readDeadline, func(ctx context.Context) (read, error) {
+			ex, end, more, err := decision.ReadExcerpt(ctx, path, offset, limit)
+			return read{ex.Conversation, end, more}, err
+		})
 		if errors.Is(err, transcript.ErrOffset) {
-			ex, end, more, err = decision.Excerpt{}, offset, false, nil
+			r, err = read{end: offset}, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		content = ex.Conversation
 	default:
 		return nil, fail(KindInternal, "format %q: want raw or text", s.req.Format)
 	}
+	content, end, more := r.content, r.end, r.more
 	if end == offset && offset > 0 {
 		if fi, err := os.Stat(path); err == nil && fi.Size() < offset {
 			s.warn(fmt.Sprintf("offset %d is past the end of the transcript (%d bytes): was it replaced or truncated?", offset, fi.Size()))

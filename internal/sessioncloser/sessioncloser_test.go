@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -24,6 +27,8 @@ type harness struct {
 	t       *testing.T
 	srv     *githubtest.Server
 	project string
+	home    string
+	vars    map[string]string // the environment, HOME included
 	env     Env
 }
 
@@ -31,15 +36,10 @@ func newHarness(t *testing.T) *harness {
 	t.Helper()
 	srv := githubtest.New(t)
 	srv.AddIssue(githubtest.Issue{Title: "closer", Labels: []string{"status:in-progress"}})
-	h := &harness{t: t, srv: srv, project: t.TempDir()}
-	home := t.TempDir()
+	h := &harness{t: t, srv: srv, project: t.TempDir(), home: t.TempDir()}
+	h.vars = map[string]string{"HOME": h.home}
 	h.env = Env{
-		Getenv: func(k string) string {
-			if k == "HOME" {
-				return home
-			}
-			return ""
-		},
+		Getenv: func(k string) string { return h.vars[k] },
 		Getwd:  func() (string, error) { return h.project, nil },
 		Now:    func() time.Time { return time.Date(2026, 4, 26, 5, 30, 0, 0, time.UTC) },
 		Config: func(string) (*config.Config, error) { return &config.Config{Lang: "en"}, nil },
@@ -152,7 +152,7 @@ func TestReadTranscript(t *testing.T) {
 	h := newHarness(t)
 	line1 := `{"type":"user","message":{"role":"user","content":"hello"}}` + "\n"
 	line2 := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"token ghp_abcdefghijklmnopqrstuvwxyz0123456789"}]}}` + "\n"
-	path := filepath.Join(t.TempDir(), "t.jsonl")
+	path := filepath.Join(h.projects(), "t.jsonl")
 	os.WriteFile(path, []byte(line1+line2+`{"type":"user","mess`), 0o600)
 
 	r := result(t, h.call(h.req("read-transcript", `"transcript_path":`+jsonStr(path)+`,"offset":0`)))
@@ -176,9 +176,124 @@ func TestReadTranscript(t *testing.T) {
 	if r["more"] != true || r["end_offset"] != float64(len(line1)) {
 		t.Errorf("chunked read: %v", r)
 	}
-	m = h.call(h.req("read-transcript", `"transcript_path":"/nonexistent/t.jsonl","offset":0`))
+	m = h.call(h.req("read-transcript", `"transcript_path":`+jsonStr(filepath.Join(h.projects(), "none.jsonl"))+`,"offset":0`))
 	if errKind(m) != KindTranscriptMissing {
 		t.Errorf("missing: %v", m)
+	}
+}
+
+// projects is a project's folder in Claude Code's projects folder of the
+// harness's home, made if need be.
+func (h *harness) projects() string {
+	h.t.Helper()
+	dir := filepath.Join(h.home, ".claude", "projects", "-p")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	return dir
+}
+
+// read-transcript and extract read only transcripts in Claude Code's
+// projects folders or baton's archive, links resolved first, and only
+// regular files, without waiting on a FIFO.
+func TestTranscriptPlaces(t *testing.T) {
+	h := newHarness(t)
+	line := `{"type":"user","message":{"role":"user","content":"hello"}}` + "\n"
+	write := func(path string) string {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	link := func(target, path string) string {
+		t.Helper()
+		if err := os.Symlink(target, path); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	outside := t.TempDir()
+	shadow := filepath.Join(outside, "shadow")
+	if err := os.WriteFile(shadow, []byte("root:$6$salt$hash:19000:0:99999:7:::\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	projects := h.projects()
+	fifo := filepath.Join(projects, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	configDir := t.TempDir()
+	h.vars["CLAUDE_CONFIG_DIR"] = configDir
+	archive := filepath.Join(h.project, ".claude", "session-state", "archive", "transcripts", "-p", "s.jsonl")
+	read := `"end_offset":` + strconv.Itoa(len(line)) // what a read of the whole line answers
+
+	tests := []struct {
+		name     string
+		path     string
+		wantKind string // "" for a read that succeeds
+		want     string // in the answer
+	}{
+		{name: "in the projects folder", path: write(filepath.Join(projects, "a.jsonl")), want: read},
+		{name: "in CLAUDE_CONFIG_DIR's projects folder", path: write(filepath.Join(configDir, "projects", "-p", "b.jsonl")), want: read},
+		{name: "in the archive", path: write(archive), want: read},
+		{name: "relative, inside", path: "../" + filepath.Base(h.home) + "/.claude/projects/-p/a.jsonl", want: read},
+		{name: "a file elsewhere", path: shadow, wantKind: KindInternal, want: "in neither Claude Code's projects folders"},
+		{name: "relative, leaving", path: "../" + filepath.Base(outside) + "/shadow", wantKind: KindInternal, want: "in neither"},
+		{name: "dot-dot out of the projects folder", path: filepath.Join(projects, "..", "..", "..", filepath.Base(outside), "shadow"), wantKind: KindInternal, want: "in neither"},
+		{name: "a link inside to a file elsewhere", path: link(shadow, filepath.Join(projects, "evil.jsonl")), wantKind: KindInternal, want: "in neither"},
+		{name: "a linked folder inside to a folder elsewhere", path: filepath.Join(link(outside, filepath.Join(projects, "evil")), "shadow"), wantKind: KindInternal, want: "in neither"},
+		{name: "missing, inside", path: filepath.Join(projects, "none.jsonl"), wantKind: KindTranscriptMissing},
+		{name: "missing, elsewhere", path: filepath.Join(outside, "none.jsonl"), wantKind: KindInternal, want: "in neither"},
+		{name: "a FIFO inside", path: fifo, wantKind: KindInternal, want: "is a FIFO"},
+		{name: "a folder inside", path: projects + "/", wantKind: KindInternal, want: "is a folder"},
+	}
+	for _, tt := range tests {
+		for _, sub := range []string{"read-transcript", "extract"} {
+			t.Run(tt.name+"/"+sub, func(t *testing.T) {
+				m := h.call(h.req(sub, `"transcript_path":`+jsonStr(tt.path)+`,"offset":0`))
+				got, _ := json.Marshal(m)
+				if kind := errKind(m); kind != tt.wantKind || !strings.Contains(string(got), tt.want) {
+					t.Errorf("answer %s; want kind %q and %q", got, tt.wantKind, tt.want)
+				}
+				if strings.Contains(string(got), "$6$salt") {
+					t.Errorf("answer %s holds the file elsewhere", got)
+				}
+			})
+		}
+	}
+
+	// The archive counts only where no link in the repository leads it
+	// elsewhere.
+	state := filepath.Join(h.project, ".claude", "session-state")
+	if err := os.RemoveAll(state); err != nil {
+		t.Fatal(err)
+	}
+	link(outside, state)
+	write(filepath.Join(outside, "archive", "transcripts", "-p", "s.jsonl"))
+	if m := h.call(h.req("read-transcript", `"transcript_path":`+jsonStr(archive)+`,"offset":0`)); errKind(m) != KindInternal {
+		t.Errorf("archive through a link out of the repository: %v; want refused", m)
+	}
+}
+
+// within answers once its deadline passes, whatever fn does.
+func TestWithinEndsAtTheDeadline(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	_, err := within(context.Background(), time.Millisecond, func(context.Context) (int, error) {
+		<-block
+		return 1, nil
+	})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("within = %v; want the deadline's error", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := within(ctx, time.Hour, func(context.Context) (int, error) { <-block; return 1, nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("within a cancelled context = %v; want context.Canceled", err)
 	}
 }
 
