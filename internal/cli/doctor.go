@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/mcpserver"
+	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/tracker"
 )
@@ -147,7 +149,14 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		dir = state.At(wd)
 		add("repository", checkWarn, msgDrNoRepo.In(lang))
 	}
-	if err := probeWritable(dir.Root); err != nil {
+	var repoPtr *gitrepo.Repo
+	if repoErr == nil {
+		repoPtr = &repo
+	}
+	if name, status, detail := stateTrustCheck(ctx, dir, repoPtr, lang); status != checkOK {
+		add(name, status, detail)
+	}
+	if err := probeWritable(dir); err != nil {
 		add("state", checkFail, msgDrStateBad.Format(lang, err))
 	} else {
 		add("state", checkOK, msgDrState.Format(lang, dir.Root))
@@ -400,18 +409,52 @@ func enabledPlugin(path string) string {
 	return ""
 }
 
-// probeWritable creates dir if needed and writes and removes a file in it.
-func probeWritable(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+// probeWritable creates the state folder if needed and writes and removes a
+// file in it, never through a link (see package safepath).
+func probeWritable(dir state.Dir) error {
+	if err := safepath.MkdirAll(dir.Base(), dir.Root, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".doctor-*")
+	name := filepath.Join(dir.Root, ".doctor-"+strconv.Itoa(os.Getpid()))
+	f, err := safepath.OpenFile(dir.Base(), name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	name := f.Name()
 	f.Close()
 	return os.Remove(name)
+}
+
+var (
+	msgStateTracked = i18n.Msg{
+		JA: "git が状態フォルダ %s の中のファイルを追跡しています。リポジトリと一緒に届いたもので、baton は信用しません。`git rm -r --cached %s` で追跡をやめ、中身を確かめてください",
+		EN: "git tracks files in the state folder %s: they came with the repository and baton does not trust them. Stop tracking them with `git rm -r --cached %s` and check what they hold",
+	}
+	msgStateLinks = i18n.Msg{
+		JA: "状態フォルダへの道筋か中にシンボリックリンクがあります: %s。baton はリンクを辿って読み書きしないので、取り除くまで記録されません",
+		EN: "there are symbolic links on the way to or inside the state folder: %s. baton never reads or writes through a link, so nothing is recorded until they are removed",
+	}
+)
+
+// stateTrustCheck reports a state folder that git tracks or that holds
+// links (see state.Dir.Audit): a clone planted it. status is checkOK when
+// neither.
+func stateTrustCheck(ctx context.Context, dir state.Dir, repo *gitrepo.Repo, lang i18n.Lang) (name, status, detail string) {
+	tracked, links, err := dir.Audit(ctx, repo)
+	var problems []string
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if tracked {
+		rel := state.RelDir
+		problems = append(problems, msgStateTracked.Format(lang, dir.Root, rel))
+	}
+	if len(links) > 0 {
+		problems = append(problems, msgStateLinks.Format(lang, strings.Join(links, ", ")))
+	}
+	if len(problems) == 0 {
+		return "state-trust", checkOK, ""
+	}
+	return "state-trust", checkFail, strings.Join(problems, "; ")
 }
 
 // logCheck reports warnings and errors logged in the last day, from the state
@@ -419,8 +462,13 @@ func probeWritable(dir string) error {
 func logCheck(f *Factory, dir state.Dir, lang i18n.Lang) (string, string, string) {
 	since := f.Now().Add(-24 * time.Hour)
 	count, newest := 0, ""
-	for _, p := range []string{dir.Log(), state.UserLog(f.Getenv)} {
-		n, last := recentProblems(p, since)
+	for i, p := range []string{dir.Log(), state.UserLog(f.Getenv)} {
+		open := func() (*os.File, error) { return os.Open(p) }
+		if i == 0 {
+			// The state folder's log is never read through a link.
+			open = func() (*os.File, error) { return safepath.Open(dir.Base(), p) }
+		}
+		n, last := recentProblems(open, since)
 		count += n
 		if last != "" {
 			newest = filepath.Base(filepath.Dir(p)) + ": " + last
@@ -435,10 +483,10 @@ func logCheck(f *Factory, dir state.Dir, lang i18n.Lang) (string, string, string
 	return "log", checkWarn, msgDrLogErrors.Format(lang, count, newest)
 }
 
-// recentProblems counts the WARN and ERROR records of a log written since:
-// JSON lines, or the key=value lines older versions wrote.
-func recentProblems(path string, since time.Time) (int, string) {
-	file, err := os.Open(path)
+// recentProblems counts the WARN and ERROR records of the log open opens,
+// written since: JSON lines, or the key=value lines older versions wrote.
+func recentProblems(open func() (*os.File, error), since time.Time) (int, string) {
+	file, err := open()
 	if err != nil {
 		return 0, ""
 	}

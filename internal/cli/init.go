@@ -165,6 +165,9 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 				return err
 			}
 		}
+		if _, status, detail := stateTrustCheck(ctx, state.For(repo), &repo, lang); status != checkOK {
+			fmt.Fprintln(out, detail)
+		}
 	}
 	fmt.Fprintln(out, msgInitNext.In(lang))
 	return nil
