@@ -402,7 +402,7 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 		lastMsg = false
 	}
 	if b.Source == FromState {
-		lines := []string{msgNowUpdated.Format(lang, stamp(b.Updated, o)), msgNowState.Format(lang, Ago(b.At.Sub(b.Updated), lang), b.statePath())}
+		lines := []string{msgNowUpdated.Format(lang, b.Updated.Format(time.RFC3339)), msgNowState.Format(lang, Ago(b.At.Sub(b.Updated), lang), b.statePath())}
 		if len(b.Doing) > 0 {
 			lines = append(lines, msgDoing.In(lang))
 			lines = append(lines, bulleted(b.Doing)...)
