@@ -14,6 +14,7 @@ import (
 	"github.com/baton-cli/baton/internal/decision"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
+	"github.com/baton-cli/baton/internal/safepath"
 )
 
 // readDeadline bounds one read of a transcript: a file on a stalled mount
@@ -63,7 +64,7 @@ func (s *session) transcriptPath() (string, error) {
 // transcriptRoots are the folders transcripts are read from, links
 // resolved: Claude Code's projects folders (the person's own, wherever
 // their links lead) and the repository's transcript archive, which counts
-// only when no link inside the repository leads it elsewhere.
+// only when no link inside the repository leads to it.
 func (s *session) transcriptRoots() (projects, archive []string) {
 	home := s.env.Getenv("HOME")
 	dirs := append(claudecode.ProjectsDirs(home, s.env.Getenv("CLAUDE_CONFIG_DIR")), filepath.Dir(claudecode.TranscriptDir(home, s.project)))
@@ -77,10 +78,10 @@ func (s *session) transcriptRoots() (projects, archive []string) {
 		anchor = s.project
 	}
 	a := index.ArchiveDir(s.dir)
-	ra, errA := resolveLinks(a)
-	rb, errB := resolveLinks(anchor)
-	if rel, err := filepath.Rel(anchor, a); errA == nil && errB == nil && err == nil && ra == filepath.Join(rb, rel) {
-		archive = append(archive, ra)
+	if safepath.Check(anchor, a) == nil {
+		if r, err := resolveLinks(a); err == nil {
+			archive = append(archive, r)
+		}
 	}
 	return projects, archive
 }
