@@ -179,6 +179,7 @@ func (br *Brief) since(h *wtstate.Told, items []recall.Item, o BriefOptions) str
 		head = msgSinceCompact.In(lang)
 	}
 	lay := recall.Layout{
+		Lang:     lang,
 		Head:     msgSinceTitle.Format(lang, branchOr(b.Branch)) + "\n" + head,
 		Headings: map[recall.Layer]string{recall.L3: msgSinceL3.In(lang), recall.LNow: msgSinceNow.In(lang)},
 		Note:     func(left map[recall.Layer]int) string { return leftNote(left, o) },
