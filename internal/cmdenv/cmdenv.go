@@ -11,7 +11,6 @@ package cmdenv
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/baton-cli/baton/internal/config"
@@ -57,13 +56,10 @@ func System() *Factory {
 }
 
 // Config loads the user's config overridden by the worktree's .baton.yaml
-// (root may be empty outside a repository).
+// (root may be empty outside a repository), whose settings that run programs
+// or name services apply only when the user trusted it (config.LoadRepo).
 func (f *Factory) Config(root string) (*config.Config, error) {
-	repoFile := ""
-	if root != "" {
-		repoFile = filepath.Join(root, config.RepoFile)
-	}
-	return config.Load(config.UserPath(f.Getenv), repoFile)
+	return config.LoadRepo(config.UserPath(f.Getenv), root)
 }
 
 // Repo finds the git worktree holding the working directory.

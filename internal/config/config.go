@@ -3,6 +3,10 @@
 // .baton.yaml at the repository's root. Command-line flags override both; the
 // commands apply them.
 //
+// A repository is not trusted: the settings that name a program or a service
+// baton connects to are taken from its .baton.yaml only when the person has
+// trusted that file as it is now (see trust.go).
+//
 // An unknown key is an error that names the key and the file, so a typo never
 // silently does nothing.
 package config
@@ -41,6 +45,14 @@ type Config struct {
 	Tracker   Tracker   `yaml:"tracker"`
 	Decisions Decisions `yaml:"decisions"`
 	Archive   Archive   `yaml:"archive"`
+
+	// Trusted lists the repositories whose .baton.yaml the person trusted
+	// (`baton trust`). Only the user's own file can set it.
+	Trusted []TrustedRepo `yaml:"trusted"`
+
+	// Repo is what loading found in the repository's .baton.yaml: whether
+	// it is trusted and which of its settings were not applied.
+	Repo RepoConfig `yaml:"-"`
 }
 
 // Journal configures the activity journal.
@@ -91,27 +103,75 @@ func UserPath(getenv func(string) string) string {
 	return filepath.Join(dir, "baton", "config.yaml")
 }
 
-// Load reads the files in order, each overriding the keys it sets. Missing
-// files are skipped; an empty path is ignored.
+// Load reads the person's own files in order (the user's file, files named
+// on the command line), each overriding the keys it sets. Missing files are
+// skipped; an empty path is ignored. A repository's file is read by
+// LoadRepo, never by Load.
 func Load(paths ...string) (*Config, error) {
+	return load(paths, "")
+}
+
+// LoadRepo reads the user's file, then the .baton.yaml at the root of the
+// repository root (none when root is empty or the file is missing), which
+// overrides the keys it sets, except the guarded ones when the user's file
+// does not trust it as it is (see TrustOf). What was left out is in
+// Config.Repo.
+func LoadRepo(user, root string) (*Config, error) {
+	return load([]string{user}, root)
+}
+
+func load(own []string, root string) (*Config, error) {
 	c := &Config{}
 	var files []loaded
-	for _, p := range paths {
+	// read returns a file's contents and tree; nil contents when it is
+	// missing.
+	read := func(p string) ([]byte, *yaml.Node, error) {
+		b, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read config: %w", err)
+		}
+		n, err := parse(b, c)
+		if err != nil {
+			return nil, nil, fmt.Errorf("config %s: %w", p, err)
+		}
+		if b == nil {
+			b = []byte{}
+		}
+		return b, n, nil
+	}
+	for _, p := range own {
 		if p == "" {
 			continue
 		}
-		b, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+		_, n, err := read(p)
 		if err != nil {
-			return nil, fmt.Errorf("read config: %w", err)
+			return nil, err
 		}
-		root, err := decode(b, c)
+		if err := decode(n, c, p); err != nil {
+			return nil, err
+		}
+		files = append(files, loaded{p, n})
+	}
+	if root != "" {
+		p := filepath.Join(root, RepoFile)
+		b, n, err := read(p)
 		if err != nil {
-			return nil, fmt.Errorf("config %s: %w", p, err)
+			return nil, err
 		}
-		files = append(files, loaded{p, root})
+		if b != nil {
+			if err := refuseIndirection(n); err != nil {
+				return nil, fmt.Errorf("config %s: %w", p, err)
+			}
+			c.Repo = RepoConfig{Path: p, Trust: c.TrustOf(root, b)}
+			c.Repo.Ignored = guard(n, c.Repo.Trust == RepoTrusted)
+			if err := decode(n, c, p); err != nil {
+				return nil, err
+			}
+			files = append(files, loaded{p, n})
+		}
 	}
 	if err := c.validate(); err != nil {
 		return nil, locateError(err, files)
@@ -216,9 +276,9 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// decode overlays the YAML document b onto c, refusing unknown keys, and
-// returns the document's tree (nil for an empty one).
-func decode(b []byte, c *Config) (*yaml.Node, error) {
+// parse reads the YAML document b, refusing keys c has no field for, and
+// returns its tree (nil for an empty one).
+func parse(b []byte, c *Config) (*yaml.Node, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, nil
 	}
@@ -233,7 +293,18 @@ func decode(b []byte, c *Config) (*yaml.Node, error) {
 	if err := checkKeys(root, reflect.TypeOf(*c), ""); err != nil {
 		return nil, err
 	}
-	return root, root.Decode(c)
+	return root, nil
+}
+
+// decode overlays the tree n of the file at path onto c.
+func decode(n *yaml.Node, c *Config, path string) error {
+	if n == nil {
+		return nil
+	}
+	if err := n.Decode(c); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	return nil
 }
 
 // checkKeys reports the first mapping key in n that t has no field for.
@@ -267,7 +338,7 @@ func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if tag == name {
+		if tag == name && tag != "-" {
 			return f, true
 		}
 	}
