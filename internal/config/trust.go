@@ -107,9 +107,12 @@ func Sum(b []byte) string {
 // the SHA-256 of b, changed when it lists root with another. It is the one
 // place that decides whether a repository's file is trusted.
 func (c *Config) TrustOf(root string, b []byte) TrustState {
-	sum, state := Sum(b), RepoUntrusted
+	if len(c.Trusted) == 0 {
+		return RepoUntrusted
+	}
+	sum, state, key := Sum(b), RepoUntrusted, repoKey(root)
 	for _, t := range c.Trusted {
-		if filepath.Clean(t.Path) != filepath.Clean(root) {
+		if filepath.Clean(t.Path) != key {
 			continue
 		}
 		if strings.EqualFold(t.SHA256, sum) {
@@ -118,6 +121,16 @@ func (c *Config) TrustOf(root string, b []byte) TrustState {
 		state = RepoChanged
 	}
 	return state
+}
+
+// repoKey is how a repository's folder is recorded and compared: with links
+// resolved, so that the folder reached through a link is the same
+// repository.
+func repoKey(root string) string {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		return r
+	}
+	return filepath.Clean(root)
 }
 
 // guard removes from n, the tree of a repository's file, the keys it may not
@@ -178,11 +191,11 @@ func refuseIndirection(n *yaml.Node) error {
 	return nil
 }
 
-// Trust records in the user's file at path that the repository at root is
-// trusted with the .baton.yaml whose SHA-256 is sum, replacing what it said
+// Trust records in the user's file at path that the repository at root (its
+// links resolved) is trusted with the .baton.yaml whose SHA-256 is sum, replacing what it said
 // about root before. It reports whether the file changed.
 func Trust(path, root, sum string) (bool, error) {
-	root = filepath.Clean(root)
+	root = repoKey(root)
 	return editTrusted(path, func(list []TrustedRepo) []TrustedRepo {
 		list = slices.DeleteFunc(list, func(t TrustedRepo) bool { return filepath.Clean(t.Path) == root })
 		return append(list, TrustedRepo{Path: root, SHA256: sum})
@@ -192,7 +205,7 @@ func Trust(path, root, sum string) (bool, error) {
 // Revoke removes the repository at root from the trusted ones of the user's
 // file at path. It reports whether the file changed.
 func Revoke(path, root string) (bool, error) {
-	root = filepath.Clean(root)
+	root = repoKey(root)
 	return editTrusted(path, func(list []TrustedRepo) []TrustedRepo {
 		return slices.DeleteFunc(list, func(t TrustedRepo) bool { return filepath.Clean(t.Path) == root })
 	})
