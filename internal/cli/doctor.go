@@ -130,6 +130,9 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		add("config", checkFail, cfgErr.Error())
 	} else {
 		add("config", checkOK, msgDrConfig.In(lang))
+		for _, c := range repoConfigChecks(f, cfg, lang) {
+			add(c.Name, c.Status, c.Detail)
+		}
 	}
 
 	agent := cfg.AgentCommand()
@@ -351,6 +354,44 @@ func trackerCheck(c trackerChoice, err error, lang i18n.Lang) (string, string, s
 		where = msgDrTrackerGitHub.Format(lang, c.github.Owner+"/"+c.github.Repo)
 	}
 	return "tracker", checkOK, where + " — " + c.reason(lang)
+}
+
+var (
+	msgDrRepoTrusted  = i18n.Msg{JA: "%s はこの内容のまま信頼済みです。プログラムやサービスを選ぶ設定も使います", EN: "%s is trusted as it is; its settings that pick programs and services apply"}
+	msgDrRepoIgnored  = i18n.Msg{JA: "%s の次の設定は無視しました: %s。プログラムやサービスを選ぶ設定で、%s。内容を確かめてから `baton trust` を実行すると使われます", EN: "ignored in %s: %s. They pick a program or a service baton would use, and %s; read the file, then run `baton trust` to use them"}
+	msgDrRepoUntrusts = i18n.Msg{JA: "このファイルはまだ信頼されていません", EN: "you have not trusted this file"}
+	msgDrRepoChanged  = i18n.Msg{JA: "信頼した後にファイルが変わりました", EN: "the file changed since you trusted it"}
+	msgDrRepoUserOnly = i18n.Msg{JA: "%s の %s は無視しました。自分の設定ファイル（%s）にしか書けません", EN: "ignored %s in %s: it can be set only in your own config (%s)"}
+	msgDrRepoLine     = i18n.Msg{JA: "%s（%d 行目）", EN: "%s (line %d)"}
+)
+
+// repoConfigChecks say which settings of the repository's .baton.yaml were
+// not applied and why, or that the file is trusted.
+func repoConfigChecks(f *Factory, cfg *config.Config, lang i18n.Lang) []check {
+	r := cfg.Repo
+	if r.Path == "" {
+		return nil
+	}
+	var out []check
+	var guarded []string
+	for _, s := range r.Ignored {
+		if s.UserOnly {
+			out = append(out, check{"repo-config", checkWarn, msgDrRepoUserOnly.Format(lang, msgDrRepoLine.Format(lang, s.Key, s.Line), r.Path, config.UserPath(f.Getenv))})
+			continue
+		}
+		guarded = append(guarded, msgDrRepoLine.Format(lang, s.Key, s.Line))
+	}
+	switch {
+	case len(guarded) > 0:
+		why := msgDrRepoUntrusts
+		if r.Trust == config.RepoChanged {
+			why = msgDrRepoChanged
+		}
+		out = append(out, check{"repo-config", checkWarn, msgDrRepoIgnored.Format(lang, r.Path, strings.Join(guarded, ", "), why.In(lang))})
+	case r.Trust == config.RepoTrusted:
+		out = append(out, check{"repo-config", checkOK, msgDrRepoTrusted.Format(lang, r.Path)})
+	}
+	return out
 }
 
 var (

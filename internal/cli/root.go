@@ -45,6 +45,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdHook(f, nil),
 		NewCmdInit(f, nil),
 		NewCmdDoctor(f, nil),
+		NewCmdTrust(f, nil),
 		NewCmdResume(f, nil),
 		NewCmdSave(f, nil),
 		NewCmdDebate(f, nil),

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/githubtest"
 	"github.com/baton-cli/baton/internal/i18n"
 )
@@ -22,7 +23,8 @@ func TestChooseTracker(t *testing.T) {
 	tests := []struct {
 		name     string
 		origin   string
-		config   string
+		config   string // the repository's .baton.yaml
+		user     string // the user's config
 		env      map[string]string
 		wantKind string
 		wantWhy  string
@@ -36,8 +38,10 @@ func TestChooseTracker(t *testing.T) {
 			wantKind: "local", wantWhy: "auto: acme/widgets is on GitHub but no token was found"},
 		{name: "origin elsewhere", origin: "git@gitlab.com:acme/widgets.git", env: map[string]string{"GH_TOKEN": "t"},
 			wantKind: "local", wantWhy: "auto: the origin remote is on gitlab.com, not GitHub"},
-		{name: "repository in the config", config: "tracker:\n  github:\n    repo: acme/gadgets\n", env: map[string]string{"GH_TOKEN": "t"},
+		{name: "repository in the config", user: "tracker:\n  github:\n    repo: acme/gadgets\n", env: map[string]string{"GH_TOKEN": "t"},
 			wantKind: "github", wantWhy: "auto: tracker.github.repo names the GitHub repository acme/gadgets"},
+		{name: "repository in an untrusted .baton.yaml", config: "tracker:\n  github:\n    repo: acme/gadgets\n", env: map[string]string{"GH_TOKEN": "t"},
+			wantKind: "local", wantWhy: "auto: no GitHub repository"},
 		{name: "local asked for", config: "tracker:\n  kind: local\n", env: map[string]string{"GH_REPO": "acme/widgets", "GH_TOKEN": "t"},
 			wantKind: "local", wantWhy: "tracker.kind is local"},
 	}
@@ -60,6 +64,15 @@ func TestChooseTracker(t *testing.T) {
 				}
 			}
 			env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
+			if tt.user != "" {
+				user := config.UserPath(func(k string) string { return env[k] })
+				if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(user, []byte(tt.user), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			for k, v := range tt.env {
 				env[k] = v
 			}
