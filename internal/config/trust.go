@@ -197,8 +197,7 @@ func refuseIndirection(n *yaml.Node) error {
 func Trust(path, root, sum string) (bool, error) {
 	root = repoKey(root)
 	return editTrusted(path, func(list []TrustedRepo) []TrustedRepo {
-		list = slices.DeleteFunc(list, func(t TrustedRepo) bool { return filepath.Clean(t.Path) == root })
-		return append(list, TrustedRepo{Path: root, SHA256: sum})
+		return append(without(list, root), TrustedRepo{Path: root, SHA256: sum})
 	})
 }
 
@@ -206,9 +205,12 @@ func Trust(path, root, sum string) (bool, error) {
 // file at path. It reports whether the file changed.
 func Revoke(path, root string) (bool, error) {
 	root = repoKey(root)
-	return editTrusted(path, func(list []TrustedRepo) []TrustedRepo {
-		return slices.DeleteFunc(list, func(t TrustedRepo) bool { return filepath.Clean(t.Path) == root })
-	})
+	return editTrusted(path, func(list []TrustedRepo) []TrustedRepo { return without(list, root) })
+}
+
+// without returns list with the entries of the repository key root left out.
+func without(list []TrustedRepo, root string) []TrustedRepo {
+	return slices.DeleteFunc(list, func(t TrustedRepo) bool { return filepath.Clean(t.Path) == root })
 }
 
 // editTrusted rewrites the trusted list of the user's file at path with

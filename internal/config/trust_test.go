@@ -264,3 +264,35 @@ func TestTrustRefusesWhatItCannotSplice(t *testing.T) {
 		})
 	}
 }
+
+// TestTrustThroughLinkedRepository: trusting the repository through a link
+// to its folder trusts the folder itself, and the other way round.
+func TestTrustThroughLinkedRepository(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	body := "agent:\n  command: ./tool.sh\n"
+	write(t, root, RepoFile, body)
+	user := filepath.Join(dir, "config.yaml")
+	if _, err := Trust(user, link, Sum([]byte(body))); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{root, link} {
+		c, err := LoadRepo(user, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Repo.Trust != RepoTrusted || c.AgentCommand() != "./tool.sh" {
+			t.Errorf("through %s: trust %s, agent.command %q; want trusted and ./tool.sh", r, c.Repo.Trust, c.AgentCommand())
+		}
+	}
+	if changed, err := Revoke(user, root); err != nil || !changed {
+		t.Errorf("Revoke through the folder itself: changed %v, err %v; want the entry made through the link removed", changed, err)
+	}
+}
