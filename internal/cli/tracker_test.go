@@ -41,7 +41,7 @@ func TestChooseTracker(t *testing.T) {
 		{name: "repository in the config", user: "tracker:\n  github:\n    repo: acme/gadgets\n", env: map[string]string{"GH_TOKEN": "t"},
 			wantKind: "github", wantWhy: "auto: tracker.github.repo names the GitHub repository acme/gadgets"},
 		{name: "repository in an untrusted .baton.yaml", config: "tracker:\n  github:\n    repo: acme/gadgets\n", env: map[string]string{"GH_TOKEN": "t"},
-			wantKind: "local", wantWhy: "auto: no GitHub repository"},
+			wantKind: "local", wantWhy: "auto: nothing names a GitHub repository (no GH_REPO, no origin remote)"},
 		{name: "local asked for", config: "tracker:\n  kind: local\n", env: map[string]string{"GH_REPO": "acme/widgets", "GH_TOKEN": "t"},
 			wantKind: "local", wantWhy: "tracker.kind is local"},
 	}
