@@ -7,10 +7,13 @@ import (
 
 // JSONLines redacts JSON Lines text (a transcript, a journal) so that it
 // stays JSON Lines: in every line that parses, each string value is
-// redacted on its own, so a redaction never swallows a quote or an escape.
-// A line with nothing to redact comes back byte for byte. A line that does
-// not parse is redacted as plain text; readers of JSON Lines skip such a
-// line as they would have before.
+// redacted on its own, decoded, and in the context of its key when the key
+// names a secret ({"password":"…"}), so a redaction never swallows a quote
+// or an escape and an escape never hides a secret (\u30d1… of a writer
+// that escapes all but ASCII, \t between a command and its option). A line
+// with nothing to redact comes back byte for byte. A line that does not
+// parse is redacted as plain text; readers of JSON Lines skip such a line
+// as they would have before.
 func JSONLines(b []byte) []byte {
 	var out bytes.Buffer
 	out.Grow(len(b))
@@ -28,38 +31,76 @@ func JSONLines(b []byte) []byte {
 // jsonLine redacts one line of JSON Lines text.
 func jsonLine(line []byte) []byte {
 	s := string(line)
-	if Redact(s) == s {
-		return line
+	plain := Redact(s)
+	if plain == s && bytes.IndexByte(line, '\\') < 0 {
+		return line // nothing decoding could bring to light
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	var v any
 	if !json.Valid(line) || dec.Decode(&v) != nil {
-		return []byte(Redact(s))
+		return []byte(plain)
+	}
+	changed := false
+	v = redactValues(v, &changed)
+	if !changed {
+		return line
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if enc.Encode(redactValues(v)) != nil {
-		return []byte(Redact(s))
+	if enc.Encode(v) != nil {
+		return []byte(plain)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 }
 
-// redactValues redacts every string value in v, a decoded JSON value.
-// Object keys are kept as they are.
-func redactValues(v any) any {
+// redactValues redacts every string value in v, a decoded JSON value, and
+// sets *changed when one changes. Object keys are kept as they are.
+func redactValues(v any, changed *bool) any {
 	switch t := v.(type) {
 	case string:
-		return Redact(t)
+		r := Redact(t)
+		*changed = *changed || r != t
+		return r
 	case []any:
 		for i := range t {
-			t[i] = redactValues(t[i])
+			t[i] = redactValues(t[i], changed)
 		}
 	case map[string]any:
 		for k, x := range t {
-			t[k] = redactValues(x)
+			if str, ok := x.(string); ok && secretKeyKind(k) != "" {
+				t[k] = redactField(k, str, changed)
+				continue
+			}
+			t[k] = redactValues(x, changed)
 		}
+	}
+	return v
+}
+
+// redactField redacts the string value of a key that names a secret as
+// Redact would in the object's own text, {"key":"value"}, where the key
+// gives the value its meaning.
+func redactField(key, v string, changed *bool) string {
+	v = redactValues(v, changed).(string)
+	k, errK := json.Marshal(key)
+	val, errV := json.Marshal(v)
+	if errK != nil || errV != nil {
+		return v
+	}
+	frag := "{" + string(k) + ":" + string(val) + "}"
+	out := Redact(frag)
+	if out == frag {
+		return v
+	}
+	*changed = true
+	var m map[string]string
+	if json.Unmarshal([]byte(out), &m) != nil || len(m) != 1 {
+		return marker + kindAssignment + "]" // Redact keeps JSON valid; if not, the value goes
+	}
+	for _, r := range m {
+		v = r
 	}
 	return v
 }

@@ -44,3 +44,33 @@ func TestJSONLines(t *testing.T) {
 		t.Errorf("HTML characters were escaped: %s", lines[2])
 	}
 }
+
+func TestJSONLinesDecodesWhatTheTextHides(t *testing.T) {
+	tests := []struct{ name, in, secret string }{
+		{"escaped non-ASCII", `{"type": "user", "message": {"content": "\u30d1\u30b9\u30ef\u30fc\u30c9\u306f Tr0ub4dor&3xyzQ \u3067\u3059"}}`, "Tr0ub4dor"},
+		{"a tab escape before an option", `{"command": "mysql\t-pMyS3cretPw99 shop"}`, "MyS3cretPw99"},
+		{"a key that names a secret", `{"password": "hunter2Abc!", "user": "x"}`, "hunter2Abc!"},
+		{"nested, spaced", `{"tool_input": {"api_key": "k3y-value-123"}, "a": "b"}`, "k3y-value-123"},
+		{"authorization header", `{"headers": {"Authorization": "Bearer abcdef0123456789abcdef"}}`, "abcdef0123456789abcdef"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := redact.JSONLines([]byte(tt.in))
+			if bytes.Contains(out, []byte(tt.secret)) {
+				t.Errorf("JSONLines(%s) = %s; want no %q", tt.in, out, tt.secret)
+			}
+			var v any
+			if err := json.Unmarshal(out, &v); err != nil {
+				t.Errorf("JSONLines(%s) = %s, no longer JSON: %v", tt.in, out, err)
+			}
+		})
+	}
+	for _, in := range []string{
+		`{"type": "user", "message": {"content": "line one\nline two \u30c6\u30b9\u30c8"}}`,
+		`{"password_min_length": "12", "token_type": "bearer", "password": "${DB_PASSWORD}"}`,
+	} {
+		if out := redact.JSONLines([]byte(in)); string(out) != in {
+			t.Errorf("JSONLines(%s) = %s; want it byte for byte", in, out)
+		}
+	}
+}
