@@ -902,7 +902,14 @@ func transcriptDoc(key, session string, m *transcript.Message) *doc {
 			}
 		case transcript.ToolUseBlock:
 			tools = append(tools, b.Name)
-			in := redact.Redact(b.Name + " " + textcut.Bytes(b.Input, maxToolText))
+			in := b.Input
+			if strings.Contains(in, `\u`) {
+				// Escaped text (\u30d1…, as writers that escape all but
+				// ASCII put it) is read decoded, or its secrets would hide
+				// behind the escapes.
+				in = string(redact.JSONLines([]byte(in)))
+			}
+			in = redact.Redact(b.Name + " " + textcut.Bytes(in, maxToolText))
 			body = append(body, in)
 			d.setCol(colTool, in)
 		case transcript.ToolResultBlock:

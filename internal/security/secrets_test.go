@@ -74,6 +74,7 @@ var transcriptSecrets = []struct{ command, secret string }{
 	{"sshpass -p Depl0y!Now ssh deploy@10.0.0.5 uptime", "Depl0y!Now"},
 	{"docker login -u ci -p Reg1stry#Pass registry.example.com", "Reg1stry#Pass"},
 	{"redis-cli -h cache -a R3d1sAuth99 ping", "R3d1sAuth99"},
+	{"echo 'パスワードは Kanri!Pass9 です' > note.txt", "Kanri!Pass9"},
 }
 
 func TestSpacedTranscriptSecretsStayOutOfIndexAndReaders(t *testing.T) {
@@ -104,7 +105,7 @@ func TestSpacedTranscriptSecretsStayOutOfIndexAndReaders(t *testing.T) {
 		}
 	}
 	check("baton search", out)
-	for _, q := range []string{"mysql", "sshpass", "registry", "redis"} {
+	for _, q := range []string{"mysql", "sshpass", "registry", "redis", "note"} {
 		check("baton search "+q, runBaton(t, repo, home, nil, "search", q))
 	}
 
@@ -140,12 +141,13 @@ func TestSpacedTranscriptSecretsStayOutOfIndexAndReaders(t *testing.T) {
 		t.Fatalf("read-transcript answered %s (%v); want ok and the transcript's lines", out, err)
 	}
 	check("read-transcript", []byte(resp.Result.Content))
-	t.Logf("%d secrets in a transcript with \": \" spacing: %d leaks into search, index.db and read-transcript", len(transcriptSecrets), leaks)
+	t.Logf("%d secrets in a transcript as json.dumps writes it: %d leaks into search, index.db and read-transcript", len(transcriptSecrets), leaks)
 }
 
 // spacedTranscript returns a Claude Code transcript written as Python's
-// json.dumps writes JSON, with a space after each ':' and ',': each
-// command of transcriptSecrets run by Bash, and its output.
+// json.dumps writes JSON by default: a space after each ':' and ',', and
+// each character beyond ASCII escaped (\u30d1…). It holds each command of
+// transcriptSecrets run by Bash, and its output.
 func spacedTranscript(t *testing.T, cwd string) []byte {
 	t.Helper()
 	q := func(s string) string {
@@ -153,7 +155,15 @@ func spacedTranscript(t *testing.T, cwd string) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return string(b)
+		var e strings.Builder
+		for _, r := range string(b) {
+			if r < 0x80 {
+				e.WriteRune(r)
+			} else {
+				fmt.Fprintf(&e, `\u%04x`, r)
+			}
+		}
+		return e.String()
 	}
 	var b bytes.Buffer
 	at := time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)

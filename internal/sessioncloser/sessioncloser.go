@@ -492,6 +492,7 @@ func (s *session) readTranscript(ctx context.Context) (any, error) {
 		if err != nil {
 			return nil, fail(KindInternal, "%v", err)
 		}
+		r.content = string(redact.JSONLines([]byte(r.content))) // each line stays JSON
 	case "text":
 		r, err = within(ctx, readDeadline, func(ctx context.Context) (read, error) {
 			ex, end, more, err := decision.ReadExcerpt(ctx, path, offset, limit)
@@ -503,6 +504,7 @@ func (s *session) readTranscript(ctx context.Context) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.content = redact.Redact(r.content)
 	default:
 		return nil, fail(KindInternal, "format %q: want raw or text", s.req.Format)
 	}
@@ -512,7 +514,7 @@ func (s *session) readTranscript(ctx context.Context) (any, error) {
 			s.warn(fmt.Sprintf("offset %d is past the end of the transcript (%d bytes): was it replaced or truncated?", offset, fi.Size()))
 		}
 	}
-	res := map[string]any{"content": redact.Redact(content), "end_offset": end}
+	res := map[string]any{"content": content, "end_offset": end}
 	if more {
 		res["more"] = true
 	}
