@@ -266,7 +266,16 @@ func contextL1Run(ctx context.Context, opts *ContextL1Options) error {
 	}
 	// Archiving first leaves the new entry as the job's last write.
 	e.archive(f, log)
-	r, ok, err := m.MakeRecent(ctx, recall.RecentOptions{Session: opts.Session, Trigger: opts.Trigger, Entries: entries})
+	ro := recall.RecentOptions{Session: opts.Session, Trigger: opts.Trigger, Entries: entries}
+	if e.own && opts.Log == "" {
+		// The repository's own sessions work on the worktree's task.
+		if b, err := resume.Build(ctx, resumeOptions(e.w, e.cfg, f)); err == nil {
+			ro.Task = b.Task
+		} else {
+			log.Warn("context l1: the worktree's task", "err", err)
+		}
+	}
+	r, ok, err := m.MakeRecent(ctx, ro)
 	if err != nil {
 		log.Warn("context l1", "route", e.files.Route, "session", opts.Session, "err", err)
 		return err

@@ -52,6 +52,9 @@ type RecentOptions struct {
 	// Entries, when set, are the records (a host's session log) instead of
 	// the journal's.
 	Entries []Entry
+	// Task is the worktree's task, when known: the entry's goal is it, not
+	// the newest prompt ("go on", "status?").
+	Task string
 }
 
 // MakeRecent makes an L1 entry from the newest records and appends it, and
@@ -112,6 +115,9 @@ func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok b
 		Summarizer: summarizerName(m.Recent, out), From: entries[0].TS, To: last.TS, Records: len(entries),
 	}
 	r.setSections(out.Sections)
+	if o.Task != "" {
+		r.Goal = cutItem(o.Task)
+	}
 	if err := appendLine(m.Files.L1(), r); err != nil {
 		return r, false, err
 	}

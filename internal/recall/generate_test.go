@@ -105,6 +105,27 @@ func TestMakeRecent(t *testing.T) {
 	}
 }
 
+// TestMakeRecentGoalIsTheTask: a session that went on with "go on" after
+// its task was set has the task as its goal, not the newest prompt.
+func TestMakeRecentGoalIsTheTask(t *testing.T) {
+	d := stateDir(t)
+	day := time.Date(2026, 5, 13, 9, 0, 0, 0, fixedNow().Location())
+	recs := sessionRecords("s1", day)
+	recs = append(recs[:len(recs)-1], journal.Record{TS: day.Add(8 * time.Minute), Event: "UserPromptSubmit", Session: "s1", Prompt: "go on"},
+		journal.Record{TS: day.Add(9 * time.Minute), Event: "PostToolUse", Session: "s1", Tool: "Edit", File: "doc.md"})
+	m := maker(d, writeJournal(t, d, recs...), fixedNow())
+	for _, tt := range []struct{ task, want string }{{"", "go on"}, {"Export the report as CSV", "Export the report as CSV"}} {
+		os.Remove(m.Files.L1())
+		r, ok, err := m.MakeRecent(context.Background(), RecentOptions{Session: "s1", Trigger: "PreCompact", Task: tt.task})
+		if err != nil || !ok {
+			t.Fatalf("MakeRecent = %v, %v; want an entry", ok, err)
+		}
+		if r.Goal != tt.want {
+			t.Errorf("task %q: goal %q; want %q", tt.task, r.Goal, tt.want)
+		}
+	}
+}
+
 func TestMakeRecentFailureKeepsThePrevious(t *testing.T) {
 	d := stateDir(t)
 	day := time.Date(2026, 5, 13, 9, 0, 0, 0, fixedNow().Location())
