@@ -84,6 +84,14 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 	}
 	if repo == nil {
 		if _, err := os.Lstat(dir.Root); err != nil {
+			// Nothing is recorded here, but the pane registry is the
+			// user's own, outside the folder: a debate's agents and a
+			// person's panes run in any folder.
+			if pane := o.Getenv("TMUX_PANE"); pane != "" && perr == nil {
+				if err := updatePanes(ctx, &p, pane, where, o); err != nil {
+					o.Warn(fmt.Errorf("update pane registry: %w", err))
+				}
+			}
 			return res, ErrNotSetUp
 		}
 	}
