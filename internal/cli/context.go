@@ -38,6 +38,7 @@ func NewCmdContext(f *Factory) *cobra.Command {
 		NewCmdContextL1(f, nil),
 		NewCmdContextDaily(f, nil),
 		NewCmdContextApprove(f, nil),
+		NewCmdContextCandidates(f, nil),
 		NewCmdContextBuild(f, nil),
 		NewCmdContextShow(f, nil),
 		NewCmdContextRecall(f, nil),
@@ -776,6 +777,74 @@ func contextRecallRun(ctx context.Context, opts *ContextRecallOptions) error {
 		return printJSON(f, b)
 	case !opts.Quiet:
 		fmt.Fprintln(f.IO.Out, msgRecallBuilt.Format(e.lang, b.Path, b.Decisions, b.Sessions, b.Commands, b.Files, b.Bytes))
+	}
+	return nil
+}
+
+// ContextCandidatesOptions are the inputs of `baton context candidates`.
+type ContextCandidatesOptions struct {
+	Factory *Factory
+	contextFlags
+	Session string
+	Quiet   bool
+}
+
+var (
+	msgCandidatesFound    = i18n.Msg{JA: "承認の候補を %d 件追加しました（`baton context approve` で確認できます）。", EN: "Added %d approval candidate(s) (see them with `baton context approve`)."}
+	msgCandidatesOwnRoute = i18n.Msg{
+		JA: "承認の候補はこのリポジトリ自身のルート（%s）のセッションからだけ探します。--route を外してください",
+		EN: "approval candidates are found in the sessions of this repository's own route (%s) only: leave out --route",
+	}
+)
+
+// NewCmdContextCandidates builds `baton context candidates`, which finds
+// the approvals in a session's newest records.
+func NewCmdContextCandidates(f *Factory, runF func(context.Context, *ContextCandidatesOptions) error) *cobra.Command {
+	opts := &ContextCandidatesOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "candidates",
+		Short: "Find the approvals in a session's newest records and make them candidates",
+		Long: "A prompt with an approval phrase (see `baton context approve`) after the agent's proposal\n" +
+			"makes that proposal a candidate for `baton context approve`. The Stop hook runs this in\n" +
+			"the background after such a prompt, so the candidate is there as soon as the agent has\n" +
+			"answered; the recent summary at PreCompact and SessionEnd finds them too.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return contextCandidatesRun(cmd.Context(), opts)
+		},
+	}
+	opts.contextFlags.add(cmd)
+	cmd.Flags().StringVar(&opts.Session, "session", "", "the session whose records to look through")
+	cmd.Flags().BoolVar(&opts.Quiet, "quiet", false, "print nothing")
+	_ = cmd.MarkFlagRequired("session")
+	return cmd
+}
+
+func contextCandidatesRun(ctx context.Context, opts *ContextCandidatesOptions) error {
+	f := opts.Factory
+	e, err := newContextEnv(f, opts.contextFlags)
+	if err != nil {
+		return err
+	}
+	if !e.own {
+		// Another route's records are not in this repository's journal.
+		return flagError{errors.New(msgCandidatesOwnRoute.Format(e.lang, e.cfg.ContextRoute()))}
+	}
+	log, closer := e.w.state.Logger(f.Getenv)
+	defer closer.Close()
+	n, err := e.maker(f, log).FindApprovals(ctx, opts.Session)
+	if err != nil {
+		log.Warn("context candidates", "session", opts.Session, "err", err)
+		return err
+	}
+	switch {
+	case opts.JSON:
+		return printJSON(f, map[string]any{"added": n})
+	case !opts.Quiet:
+		fmt.Fprintln(f.IO.Out, msgCandidatesFound.Format(e.lang, n))
 	}
 	return nil
 }

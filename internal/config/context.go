@@ -30,7 +30,8 @@ type Context struct {
 	ArchiveAfterDays int `yaml:"archive_after_days"`
 	// ApprovalPhrases are the words in a person's prompt that make the
 	// proposal before it a decision candidate (default: 承認, OK, 決定,
-	// 進めて, approved, LGTM, go ahead). A candidate reaches the decision
+	// 進めて, それでいこう, それで行こう, approved, LGTM, go ahead, go with
+	// that). A candidate reaches the decision
 	// log only through `baton context approve`.
 	ApprovalPhrases []string `yaml:"approval_phrases"`
 	// Summarizers chooses how each layer is written.
@@ -106,7 +107,7 @@ const (
 // DefaultApprovalPhrases returns the approval words looked for in prompts
 // when none are configured.
 func DefaultApprovalPhrases() []string {
-	return []string{"承認", "OK", "決定", "進めて", "approved", "LGTM", "go ahead"}
+	return []string{"承認", "OK", "決定", "進めて", "それでいこう", "それで行こう", "approved", "LGTM", "go ahead", "go with that"}
 }
 
 // ValidRoute reports whether name can name a route: 1 to 64 lowercase

@@ -47,6 +47,8 @@ type Options struct {
 type Result struct {
 	Payload Payload
 	State   state.Dir
+	// Worktree is the top folder of the worktree the call came from.
+	Worktree string
 	// Config is the configuration the call used (the defaults when it
 	// could not be loaded); nil when the payload was refused first.
 	Config *config.Config
@@ -95,7 +97,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 			return res, ErrNotSetUp
 		}
 	}
-	res.State = dir
+	res.State, res.Worktree = dir, where.Worktree
 	if perr != nil {
 		return res, perr
 	}

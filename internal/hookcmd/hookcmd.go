@@ -88,6 +88,9 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 	if err := refreshRecall(f, res); err != nil {
 		warnings = append(warnings, err)
 	}
+	if err := findApprovals(f, res); err != nil {
+		warnings = append(warnings, err)
+	}
 	if len(warnings) > 0 {
 		logger, closer := res.State.Logger(f.Getenv)
 		defer closer.Close()

@@ -11,6 +11,7 @@ import (
 	"github.com/baton-cli/baton/internal/cue"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/recall"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 // recallBudget bounds the recall of one prompt or tool call: past it the
@@ -68,6 +69,27 @@ func refreshRecall(f *cmdenv.Factory, res hook.Result) error {
 	}
 	if err := startContextJob(f, p.Cwd, "recall", "--quiet"); err != nil {
 		return errors.Join(errors.New("start recall file rewrite"), err)
+	}
+	return nil
+}
+
+// findApprovals starts `baton context candidates` in the background at a
+// Stop that answered a prompt holding an approval phrase ("LGTM", "OK, go
+// with that", "それでいこう"), so that the proposal before that prompt is a
+// candidate for `baton context approve` at once, not only once the session
+// compacts or ends. It costs a read of the worktree records' end at every
+// Stop.
+func findApprovals(f *cmdenv.Factory, res hook.Result) error {
+	p := res.Payload
+	if p.Event != hook.Stop || p.SessionID == "" || res.State.Root == "" || res.Config == nil {
+		return nil
+	}
+	prompt, err := wtstate.At(res.State.Base(), res.State.WorktreeDir(res.Worktree)).LastPrompt(p.SessionID)
+	if err != nil || !recall.IsApproval(prompt, res.Config.ContextApprovalPhrases()) {
+		return err
+	}
+	if err := startContextJob(f, p.Cwd, "candidates", "--session", p.SessionID); err != nil {
+		return errors.Join(errors.New("start approval candidates"), err)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 // recallRepo is a git repository with one approved decision and one
@@ -213,6 +214,56 @@ func TestRefreshRecall(t *testing.T) {
 			}
 			res := hook.Result{Payload: hook.Payload{Event: hook.Stop, Cwd: d.Root}, State: d, Config: &config.Config{}}
 			err := refreshRecall(f, res)
+			if started != tt.want || tt.want != (err != nil) {
+				t.Errorf("started %v (err %v); want %v", started, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestFindApprovals: a Stop starts the search for approval candidates when
+// the prompt it answered, the session's newest, holds an approval phrase.
+func TestFindApprovals(t *testing.T) {
+	tests := []struct {
+		name    string
+		prompts map[string]string // session → its prompts, oldest first, "|"-separated
+		want    bool
+	}{
+		{"LGTM", map[string]string{"s1": "use port 8081?|LGTM"}, true},
+		{"OK, go with that", map[string]string{"s1": "OK, go with that"}, true},
+		{"それでいこう", map[string]string{"s1": "それでいこう"}, true},
+		{"no approval", map[string]string{"s1": "LGTM|now write the tests"}, false},
+		{"another session's approval", map[string]string{"s1": "write the tests", "s2": "LGTM"}, false},
+		{"no prompt", map[string]string{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := state.Dir{Root: t.TempDir()}
+			wt := wtstate.At(d.Base(), d.WorktreeDir("/repo"))
+			ts := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+			for _, session := range []string{"s2", "s1"} {
+				for _, p := range strings.Split(tt.prompts[session], "|") {
+					if p == "" {
+						continue
+					}
+					ts = ts.Add(time.Minute)
+					for _, r := range []journal.Record{
+						{TS: ts, Event: "UserPromptSubmit", Session: session, Prompt: p},
+						{TS: ts, Event: "PostToolUse", Session: session, Tool: "Bash", Cmd: "make"},
+					} {
+						if err := wt.Observe(wtstate.Event{Record: r, Prompt: r.Prompt}); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+			started := false
+			f := &cmdenv.Factory{
+				Getenv: func(string) string { return "" }, Environ: func() []string { return nil }, Now: time.Now,
+				Executable: func() (string, error) { started = true; return "", errors.New("not started in this test") },
+			}
+			res := hook.Result{Payload: hook.Payload{Event: hook.Stop, SessionID: "s1", Cwd: d.Root}, State: d, Worktree: "/repo", Config: &config.Config{}}
+			err := findApprovals(f, res)
 			if started != tt.want || tt.want != (err != nil) {
 				t.Errorf("started %v (err %v); want %v", started, err, tt.want)
 			}

@@ -53,7 +53,7 @@ var (
 func extractRecent(in Input) []Section {
 	goal := ""
 	for i := len(in.Entries) - 1; i >= 0 && goal == ""; i-- {
-		if p := in.Entries[i].Prompt; p != "" && !isApproval(p, in.Phrases) {
+		if p := in.Entries[i].Prompt; p != "" && !IsApproval(p, in.Phrases) {
 			goal = cutItem(p)
 		}
 	}
@@ -133,7 +133,7 @@ func openLoops(in Input) []string {
 		}
 	}
 	if last >= 0 {
-		if e := in.Entries[last]; e.Prompt != "" && !isApproval(e.Prompt, in.Phrases) {
+		if e := in.Entries[last]; e.Prompt != "" && !IsApproval(e.Prompt, in.Phrases) {
 			loops = append(loops, msgWaiting.Format(in.Lang, textcut.OneLine(e.Prompt)))
 		}
 	}
@@ -176,7 +176,7 @@ func hasTodoWord(s string) bool {
 func extractDaily(in Input) []Section {
 	goal := ""
 	for _, e := range in.Entries {
-		if e.Prompt != "" && !isApproval(e.Prompt, in.Phrases) {
+		if e.Prompt != "" && !IsApproval(e.Prompt, in.Phrases) {
 			goal = cutItem(e.Prompt)
 			break
 		}
@@ -236,7 +236,7 @@ func threads(in Input) []string {
 		if t.branch == "" {
 			t.branch = e.Branch
 		}
-		if t.prompt == "" && e.Prompt != "" && !isApproval(e.Prompt, in.Phrases) {
+		if t.prompt == "" && e.Prompt != "" && !IsApproval(e.Prompt, in.Phrases) {
 			t.prompt = textcut.Chars(textcut.OneLine(e.Prompt), 100)
 		}
 		if isActivity(&e) {
@@ -274,10 +274,10 @@ func threads(in Input) []string {
 	return out
 }
 
-// isApproval reports whether a prompt contains an approval phrase: as a
+// IsApproval reports whether a prompt contains an approval phrase: as a
 // whole word for phrases in Latin letters ("OK" is not in "book"), anywhere
 // for others ("承認").
-func isApproval(prompt string, phrases []string) bool {
+func IsApproval(prompt string, phrases []string) bool {
 	return approvalPhrase(prompt, phrases) != ""
 }
 

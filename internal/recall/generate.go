@@ -73,8 +73,7 @@ func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok b
 	if len(all) == 0 {
 		return r, false, nil
 	}
-	cands := FindCandidates(all, m.Phrases)
-	if _, err := AddCandidates(m.Files, cands, now); err != nil {
+	if _, err := AddCandidates(m.Files, FindCandidates(all, m.Phrases), now); err != nil {
 		m.Log.Warn("record approval candidates", "err", err)
 	}
 	entries := all
@@ -93,7 +92,7 @@ func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok b
 
 	in := Input{Layer: L1, Route: m.Files.Route, Lang: m.Lang, Loc: now.Location(), Entries: entries, Phrases: m.Phrases}
 	for i := len(all) - 1; i >= 0 && in.Goal == ""; i-- {
-		if p := all[i].Prompt; p != "" && !isApproval(p, m.Phrases) {
+		if p := all[i].Prompt; p != "" && !IsApproval(p, m.Phrases) {
 			in.Goal = p
 		}
 	}
@@ -122,6 +121,18 @@ func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok b
 		return r, false, err
 	}
 	return r, true, nil
+}
+
+// FindApprovals records the approval candidates among a session's newest
+// records (see FindCandidates) and returns how many are new. It is what the
+// Stop after an approving prompt starts in the background, so that
+// `baton context approve` finds the proposal at once.
+func (m *Maker) FindApprovals(ctx context.Context, session string) (int, error) {
+	all, err := m.sessionEntries(ctx, session)
+	if err != nil {
+		return 0, err
+	}
+	return AddCandidates(m.Files, FindCandidates(all, m.Phrases), m.Now())
 }
 
 // sessionEntries reads the newest activity records of a session (or of the

@@ -347,3 +347,24 @@ func TestFindCandidates(t *testing.T) {
 		})
 	}
 }
+
+// TestFindApprovals: the approvals among a session's records become
+// candidates, once, and no layer is written.
+func TestFindApprovals(t *testing.T) {
+	d := stateDir(t)
+	day := time.Date(2026, 5, 13, 9, 0, 0, 0, fixedNow().Location())
+	m := maker(d, writeJournal(t, d, append(sessionRecords("other", day.Add(-time.Hour)), sessionRecords("s1", day)...)...), fixedNow())
+	for i, want := range []int{1, 0} {
+		n, err := m.FindApprovals(context.Background(), "s1")
+		if err != nil || n != want {
+			t.Fatalf("run %d: FindApprovals = %d, %v; want %d", i, n, err, want)
+		}
+	}
+	pend, _ := Pending(m.Files)
+	if len(pend) != 1 || pend[0].Session != "s1" || pend[0].Approval != "OK 進めて" {
+		t.Errorf("candidates %+v; want s1's one", pend)
+	}
+	if _, err := os.Stat(m.Files.L1()); !os.IsNotExist(err) {
+		t.Errorf("FindApprovals wrote the recent summary: %v", err)
+	}
+}

@@ -441,3 +441,31 @@ func gone(ss *Session) bool {
 	alive, known := ss.Agent.Alive()
 	return known && !alive
 }
+
+// promptWindow is how much of records.jsonl's end LastPrompt reads.
+const promptWindow = 32 << 10
+
+// LastPrompt returns the newest prompt of session among the worktree's
+// newest records (the last promptWindow bytes); "" when there is none.
+func (d Dir) LastPrompt(session string) (string, error) {
+	b, err := d.readBounded(recordsName, promptWindow)
+	if err != nil {
+		return "", err
+	}
+	for len(b) > 0 {
+		line := b
+		if i := bytes.LastIndexByte(bytes.TrimRight(b, "\n"), '\n'); i >= 0 {
+			line, b = b[i+1:], b[:i+1]
+		} else {
+			b = nil
+		}
+		if !bytes.Contains(line, []byte(`"UserPromptSubmit"`)) {
+			continue
+		}
+		var r journal.Record
+		if json.Unmarshal(line, &r) == nil && r.Event == "UserPromptSubmit" && r.Session == session {
+			return r.Prompt, nil
+		}
+	}
+	return "", nil
+}
