@@ -22,14 +22,15 @@ import (
 // round the person captures its decisions (`baton decisions capture
 // --yes`).
 //
-// After each compaction the first request to the model must carry, in the
-// briefing of the compaction's own session start: the task, stated once in
-// the opening prompt; every decision captured so far (in the briefing, or
-// one pull away when the briefing says it left decisions out); the next
-// step the agent announced last; and every command still failing (listed,
-// or counted in the line that folds the oldest). The test logs the counts
-// and holds them to the targets: task, next step and failing commands at
-// least 95%, decisions 100%.
+// After each compaction the first request to the model must carry, in
+// baton's text (the compaction's start says so; the briefing may be the
+// one given just before the /compact, which Claude Code keeps): the task,
+// stated once in the opening prompt; every decision captured so far (among
+// the approved decisions, or one pull away when the briefing says it left
+// decisions out); the next step the agent announced last; and every command
+// still failing (listed, or counted in the line that folds the oldest). The
+// test logs the counts and holds them to the targets: task, next step and
+// failing commands at least 95%, decisions 100%.
 func TestE2ETaskSurvivesCompactions(t *testing.T) {
 	const compactions = 40
 	const task = "Build the tokenizer for the query language: split on whitespace, keep quoted strings whole"
@@ -83,9 +84,9 @@ func TestE2ETaskSurvivesCompactions(t *testing.T) {
 			t.Fatalf("compaction %d: no request to the model after it", i+1)
 		}
 		sent := first.Text()
-		brief := compactBriefing(sent)
-		if brief == "" {
-			t.Fatalf("compaction %d: the first request carries no briefing of the compaction:\n%.4000s", i+1, sent)
+		brief := batonText(sent)
+		if !strings.Contains(brief, "The conversation was compacted with /compact") {
+			t.Fatalf("compaction %d: the first request carries no baton text for the compaction:\n%s", i+1, brief)
 		}
 		counts.add(i+1, brief, task, decisions, nextStep, failing, t)
 		t.Logf("after compaction %d: %s", i+1, counts)
@@ -137,7 +138,7 @@ func (c *loopCounts) add(n int, brief, task string, decisions []string, next str
 	// Decisions are looked for among the approved ones (elsewhere the
 	// briefing may quote the agent's answer); those left out of the
 	// briefing are one pull away when it says so.
-	approved := section(brief, "### Approved decisions (L3)")
+	approved := sections(brief, "pproved decisions (L3)")
 	leftOut := strings.Contains(brief, "left out to stay within") && strings.Contains(brief, "decision(s)")
 	for _, d := range decisions {
 		c.decisionsWanted++
@@ -171,17 +172,16 @@ func (c *loopCounts) add(n int, brief, task string, decisions []string, next str
 	}
 }
 
-// section is the part of a briefing under heading, up to the next heading.
-func section(brief, heading string) string {
-	i := strings.Index(brief, heading)
-	if i < 0 {
-		return ""
+// sections are the parts of baton's text under headings that hold
+// heading, each up to the next heading.
+func sections(text, heading string) string {
+	var out []string
+	for _, part := range strings.Split(text, "\n### ")[1:] {
+		if title, body, _ := strings.Cut(part, "\n"); strings.Contains(title, heading) {
+			out = append(out, body)
+		}
 	}
-	rest := brief[i+len(heading):]
-	if j := strings.Index(rest, "\n### "); j >= 0 {
-		rest = rest[:j]
-	}
-	return rest
+	return strings.Join(out, "\n")
 }
 
 // foldedCount is the count of the line that folds the oldest failing
@@ -292,17 +292,12 @@ func newRound(n int) round {
 	return r
 }
 
-// compactBriefing is the briefing of the newest compaction in a request's
-// text: from its title to the line on how to pull more.
-func compactBriefing(text string) string {
-	i := strings.LastIndex(text, "The conversation was compacted with /compact")
-	if i < 0 {
-		return ""
+// batonText is a request's text from baton's first heading on: after a
+// compaction, the briefings the conversation holds, the prompt and what the
+// agent CLI adds.
+func batonText(text string) string {
+	if i := strings.Index(text, "## baton:"); i >= 0 {
+		return text[i:]
 	}
-	start := strings.LastIndex(text[:i], "## baton: where this worktree stands")
-	end := strings.Index(text[i:], "`baton resume` and `baton search`.")
-	if start < 0 || end < 0 {
-		return ""
-	}
-	return text[start : i+end]
+	return ""
 }
