@@ -17,6 +17,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/atomicfile"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/statefile"
 )
 
@@ -102,7 +103,7 @@ func saveRun(ctx context.Context, opts *SaveOptions) error {
 	if err := opts.validate(lang); err != nil {
 		return err
 	}
-	s := &saver{path: w.state.CurrentOf(w.root, w.main), now: f.Now(), lang: lang, worktree: w.root}
+	s := &saver{path: w.state.CurrentOf(w.root, w.main), root: w.state.Base(), now: f.Now(), lang: lang, worktree: w.root}
 
 	var saved *statefile.File
 	switch {
@@ -140,10 +141,12 @@ func (o *SaveOptions) validate(lang i18n.Lang) error {
 
 // saver writes one state file.
 type saver struct {
-	path     string
-	now      time.Time
-	lang     i18n.Lang
-	worktree string
+	// path is current.md, root the folder trusted above it (no link is
+	// followed below it: see package safepath).
+	path, root string
+	now        time.Time
+	lang       i18n.Lang
+	worktree   string
 }
 
 // parseOld reads the file's current contents: a new file when there are none.
@@ -174,7 +177,7 @@ func (s *saver) finish(sf *statefile.File, c statefile.Change) ([]byte, error) {
 // change is read and kept.
 func (s *saver) apply(c statefile.Change) (*statefile.File, error) {
 	var saved *statefile.File
-	err := atomicfile.Update(s.path, 0o600, func(old []byte) ([]byte, error) {
+	err := atomicfile.UpdateIn(s.root, s.path, 0o600, func(old []byte) ([]byte, error) {
 		sf, err := s.parseOld(old)
 		if err != nil {
 			return nil, err
@@ -194,7 +197,7 @@ func (s *saver) from(f *Factory, path string, c statefile.Change) (*statefile.Fi
 		return nil, err
 	}
 	var saved *statefile.File
-	err = atomicfile.Update(s.path, 0o600, func(old []byte) ([]byte, error) {
+	err = atomicfile.UpdateIn(s.root, s.path, 0o600, func(old []byte) ([]byte, error) {
 		sf, err := s.parseInput(in, old)
 		if err != nil {
 			return nil, err
@@ -257,7 +260,7 @@ func (s *saver) edit(ctx context.Context, f *Factory) (*statefile.File, error) {
 	if err != nil {
 		return nil, errors.New(msgEditorBad.Format(s.lang, err))
 	}
-	base, err := os.ReadFile(s.path)
+	base, err := safepath.ReadFile(s.root, s.path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		base = nil
@@ -269,7 +272,7 @@ func (s *saver) edit(ctx context.Context, f *Factory) (*statefile.File, error) {
 		// A new file, with the task key there to be filled in.
 		start = bytes.Replace(statefile.New(s.lang).Bytes(), []byte("status: in_progress\n"), []byte("status: in_progress\ncurrent_task:\n"), 1)
 	}
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+	if err := safepath.MkdirAll(s.root, filepath.Dir(s.path), 0o700); err != nil {
 		return nil, fmt.Errorf("create state folder: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(s.path), "current-edit-*.md")
@@ -319,7 +322,7 @@ func (s *saver) edit(ctx context.Context, f *Factory) (*statefile.File, error) {
 	}
 
 	var saved *statefile.File
-	err = atomicfile.Update(s.path, 0o600, func(old []byte) ([]byte, error) {
+	err = atomicfile.UpdateIn(s.root, s.path, 0o600, func(old []byte) ([]byte, error) {
 		result := mine
 		if !bytes.Equal(old, base) {
 			merged, err := s.merge(base, old, mine)

@@ -110,7 +110,7 @@ func Build(ctx context.Context, o BuildOptions) (Built, error) {
 		return out, err
 	}
 	out.Bytes = len(data)
-	if err := atomicfile.Write(out.Path, data, 0o600); err != nil {
+	if err := atomicfile.WriteIn(o.State.Base(), out.Path, data, 0o600); err != nil {
 		return out, err
 	}
 	return out, nil

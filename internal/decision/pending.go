@@ -116,7 +116,7 @@ func SavePending(dir state.Dir, session string, issue int, decisions []UserDecis
 		}
 	}
 	path = PendingPath(dir, session)
-	err = atomicfile.Update(path, 0o600, func(old []byte) ([]byte, error) {
+	err = atomicfile.UpdateIn(dir.Base(), path, 0o600, func(old []byte) ([]byte, error) {
 		pf, err := decodePending(path, old)
 		if err != nil {
 			return nil, err
@@ -181,7 +181,7 @@ func importLegacyPending(dir state.Dir, session string) error {
 			return err
 		}
 		path := PendingPath(dir, session)
-		err = atomicfile.Update(path, 0o600, func(cur []byte) ([]byte, error) {
+		err = atomicfile.UpdateIn(dir.Base(), path, 0o600, func(cur []byte) ([]byte, error) {
 			pf, err := decodePending(path, cur)
 			if err != nil {
 				return nil, err
@@ -214,7 +214,7 @@ func RemovePending(dir state.Dir, session string, issue int, slugs []string) err
 	}
 	path := PendingPath(dir, session)
 	empty := false
-	err := atomicfile.Update(path, 0o600, func(old []byte) ([]byte, error) {
+	err := atomicfile.UpdateIn(dir.Base(), path, 0o600, func(old []byte) ([]byte, error) {
 		if old == nil {
 			return nil, atomicfile.ErrUnchanged
 		}
@@ -245,7 +245,7 @@ func RemovePending(dir state.Dir, session string, issue int, slugs []string) err
 	}
 	if empty {
 		// Under the same lock as writers, so no save is lost.
-		return atomicfile.Update(path, 0o600, func(old []byte) ([]byte, error) {
+		return atomicfile.UpdateIn(dir.Base(), path, 0o600, func(old []byte) ([]byte, error) {
 			pf, err := decodePending(path, old)
 			if err == nil && len(pf.Entries) == 0 {
 				if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {

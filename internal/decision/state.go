@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/atomicfile"
+	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/state"
 )
 
@@ -76,7 +77,7 @@ func LoadState(dir state.Dir, session string) (st SessionState, warning string, 
 		return st, "", err
 	}
 	path := StatePath(dir, session)
-	b, err := os.ReadFile(path)
+	b, err := safepath.ReadFile(dir.Base(), path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if path = legacyFile(dir, session+".json"); path == "" {
 			return st, "", nil
@@ -234,7 +235,7 @@ func CommitState(dir state.Dir, session string, patch Patch, now time.Time) (pat
 		}
 	}
 	path = StatePath(dir, session)
-	err = atomicfile.Update(path, 0o600, func(old []byte) ([]byte, error) {
+	err = atomicfile.UpdateIn(dir.Base(), path, 0o600, func(old []byte) ([]byte, error) {
 		obj := &object{}
 		if old == nil {
 			// No file of baton's yet: the original tool's, when it reads,

@@ -65,7 +65,9 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/sqlitedb"
+	"github.com/baton-cli/baton/internal/state"
 )
 
 //go:embed migrations/*.sql
@@ -134,8 +136,16 @@ func Open(ctx context.Context, path string, opts Options) (*Index, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	// SQLite opens its files by name: check that none of them, nor a
+	// folder on the way below the state folder's parent, is a link.
+	root := state.Dir{Root: filepath.Dir(path)}.Base()
+	if err := safepath.MkdirAll(root, filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := safepath.Check(root, p); err != nil {
+			return nil, fmt.Errorf("open index: %w", err)
+		}
 	}
 	ix, err := open(ctx, path, opts)
 	if err == nil || !errors.Is(err, ErrCorrupt) {

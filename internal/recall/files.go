@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/baton-cli/baton/internal/config"
+	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/state"
 )
 
@@ -31,7 +32,7 @@ type Files struct {
 }
 
 // FilesFor returns the files of route in the state folder d. An empty route
-// is the default one.
+// is the default one. Files reached through a link are refused.
 func FilesFor(d state.Dir, route string) (Files, error) {
 	if route == "" {
 		route = DefaultRoute
@@ -39,7 +40,27 @@ func FilesFor(d state.Dir, route string) (Files, error) {
 	if !config.ValidRoute(route) {
 		return Files{}, fmt.Errorf("%w: %q", ErrRoute, route)
 	}
-	return Files{Dir: d.Context(), Route: route}, nil
+	f := Files{Dir: d.Context(), Route: route}
+	if err := f.check(d.Base()); err != nil {
+		return Files{}, err
+	}
+	return f, nil
+}
+
+// check refuses the files when a folder on the way from root (the folder
+// holding the state folder) or one of the files or their locks is a link
+// (an error wrapping safepath.ErrLink): a cloned repository can plant
+// them, and the files are opened by name after this.
+func (f Files) check(root string) error {
+	paths := []string{f.L1(), f.L2(), f.Decisions(), f.ArchivedDecisions(), f.Candidates(), f.Usage()}
+	for _, p := range paths {
+		for _, q := range []string{p, p + ".lock"} {
+			if err := safepath.Check(root, q); err != nil {
+				return fmt.Errorf("context files: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 func (f Files) name(base string) string {
