@@ -564,6 +564,7 @@ func contextBuildRun(ctx context.Context, opts *ContextBuildOptions) error {
 		o := resume.BriefConfigured(e.cfg, f.Getenv, e.lang)
 		o.Options = resumeOptions(e.w, e.cfg, f)
 		o.Session, o.Source, o.Budget, o.Route = opts.Session, opts.Source, opts.Budget, e.files.Route
+		o.Pulls = recall.PullsFor(f.Getenv("HOME"), o.Worktree)
 		br, err := resume.BuildBrief(ctx, o)
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/resume"
 	"github.com/baton-cli/baton/internal/state"
 )
@@ -65,6 +66,7 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 	o.Options = resumeOptions(w, cfg, f)
 	o.Own = true // asked for: shown even when resume.inject is off
 	o.ForPerson = true
+	o.Pulls = recall.PullsFor(f.Getenv("HOME"), o.Worktree)
 	br, err := resume.BuildBrief(ctx, o)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/quote"
+	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/textnorm"
@@ -49,6 +49,8 @@ type Options struct {
 	Session string
 	Lang    i18n.Lang
 	Now     time.Time
+	// Pulls names the ways to pull more (the MCP tools or the commands).
+	Pulls recall.Pulls
 }
 
 // A hit is an entry a prompt touches and how strongly.
@@ -380,16 +382,15 @@ func promptBlock(hits []*hit, o Options, prompt string) string {
 	}
 	var pulls []string
 	if slices.ContainsFunc(hits, func(h *hit) bool { return h.Kind == kindDecision }) {
-		pulls = append(pulls, "mcp__baton__decisions")
+		pulls = append(pulls, o.Pulls.Decisions())
 	}
 	if len(words) > 0 {
-		pulls = append(pulls, fmt.Sprintf("mcp__baton__search {\"query\": %q}", strings.Join(words, " ")))
+		pulls = append(pulls, o.Pulls.Search(strings.Join(words, " ")))
 	}
-	if session != "" {
-		pulls = append(pulls, fmt.Sprintf("mcp__baton__session_log {\"session\": %q}", session))
-	}
-	if len(pulls) == 0 {
-		pulls = append(pulls, "mcp__baton__session_log")
+	if session != "" || len(pulls) == 0 {
+		if p := o.Pulls.SessionLog(session); !slices.Contains(pulls, p) {
+			pulls = append(pulls, p)
+		}
 	}
 	tail := msgMore.Format(o.Lang, strings.Join(pulls, ", "))
 	var lines []string

@@ -18,7 +18,8 @@ import (
 // a Bash command fails and another line of it works; a decision is
 // approved; then a prompt about the decision gets the recall block, and
 // the failed command, run again, gets the note before it runs. The note
-// reaches the model with the tool's result.
+// reaches the model with the tool's result. With hooks only (no MCP
+// server), the block names baton's commands for pulling more.
 func TestE2ERecall(t *testing.T) {
 	server := modelserver.New(t)
 	env := claudetest.New(t, server)
@@ -88,7 +89,7 @@ func TestE2ERecall(t *testing.T) {
 		t.Fatalf("%d requests after session 2; want 5", len(reqs))
 	}
 	first := reqs[3].Text()
-	for _, want := range []string{"baton recall: this prompt touches earlier work.", "Use River for the job queue", "issue #12", "mcp__baton__decisions"} {
+	for _, want := range []string{"baton recall: this prompt touches earlier work.", "Use River for the job queue", "issue #12", "`baton context show --layer l3`"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the prompt's request lacks %q:\n%.3000s", want, first)
 		}

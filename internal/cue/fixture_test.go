@@ -308,26 +308,32 @@ func TestPromptFixture(t *testing.T) {
 }
 
 // TestPromptBlockShape: the block says what was found in the person's
-// language, with when and where, and names the pull tools.
+// language, with when and where, and names the pull tools, or the
+// commands where the set-up has no MCP server.
 func TestPromptBlockShape(t *testing.T) {
 	d, wt := writeFixture(t)
 	tests := []struct {
 		lang i18n.Lang
+		mcp  bool
 		want []string
 	}{
-		{i18n.EN, []string{"baton recall:", "- Approved decision (2026-11-10, river-job-queue, issue #12): Use River", "More: mcp__baton__decisions, mcp__baton__search {\"query\": \"job queue\"}"}},
-		{i18n.JA, []string{"baton の想起:", "- 承認済みの決定（2026-11-10、river-job-queue, issue #12）: Use River", "詳しくは: mcp__baton__decisions, mcp__baton__search {\"query\": \"job queue\"}"}},
+		{i18n.EN, true, []string{"baton recall:", "- Approved decision (2026-11-10, river-job-queue, issue #12): Use River", "More: mcp__baton__decisions, mcp__baton__search {\"query\": \"job queue\"}"}},
+		{i18n.JA, true, []string{"baton の想起:", "- 承認済みの決定（2026-11-10、river-job-queue, issue #12）: Use River", "詳しくは: mcp__baton__decisions, mcp__baton__search {\"query\": \"job queue\"}"}},
+		{i18n.EN, false, []string{"baton recall:", "More: `baton context show --layer l3`, `baton search 'job queue'`"}},
 	}
 	for _, tt := range tests {
-		o := Options{State: d, Worktree: wt, Session: "current-session", Lang: tt.lang, Now: fixtureNow}
+		o := Options{State: d, Worktree: wt, Session: "current-session", Lang: tt.lang, Now: fixtureNow, Pulls: recall.Pulls{MCP: tt.mcp}}
 		got, err := Prompt(context.Background(), o, "What did we decide about the job queue?")
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range tt.want {
 			if !strings.Contains(got, w) {
-				t.Errorf("%s: got\n%s\nwant %q in it", tt.lang, got, w)
+				t.Errorf("%s, MCP %v: got\n%s\nwant %q in it", tt.lang, tt.mcp, got, w)
 			}
+		}
+		if !tt.mcp && strings.Contains(got, "mcp__") {
+			t.Errorf("%s without MCP names an MCP tool:\n%s", tt.lang, got)
 		}
 	}
 }

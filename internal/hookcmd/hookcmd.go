@@ -72,7 +72,7 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 		Getwd:      f.Getwd,
 		LoadConfig: f.Config,
 		Providers:  providers,
-		Respond:    respond,
+		Respond:    responder(f),
 		Warn:       func(e error) { warnings = append(warnings, e) },
 	})
 	// The archive and the recent summary of a session that compacts or

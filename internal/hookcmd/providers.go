@@ -10,6 +10,7 @@ import (
 	"github.com/baton-cli/baton/internal/cmdenv"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/resume"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
@@ -103,6 +104,7 @@ func tell(s *hook.Start, br *resume.Brief) error {
 func briefOptions(s *hook.Start, getenv func(string) string) resume.BriefOptions {
 	o := resume.BriefConfigured(s.Config, getenv, s.Lang)
 	o.State, o.Journal, o.Worktree, o.Main, o.Branch, o.Now = s.State, s.Journal, s.Where.Worktree, s.State.Base(), s.Where.Branch, s.Now
+	o.Pulls = recall.PullsFor(getenv("HOME"), s.Where.Worktree)
 	if s.Payload != nil {
 		o.Session, o.Source, o.Conversation = s.Payload.SessionID, s.Payload.Source, true
 	}

@@ -22,10 +22,14 @@ const recallBudget = 50 * time.Millisecond
 // before a Stop rewrites it in the background.
 const recallRefresh = 10 * time.Minute
 
-// respond answers a prompt or a tool call about to run with the recall of
-// package cue: earlier work the prompt touches, the history of the file or
-// command the tool is about to use.
-func respond(ctx context.Context, c *hook.Call) (string, error) {
+// responder answers a prompt or a tool call about to run with the recall
+// of package cue: earlier work the prompt touches, the history of the file
+// or command the tool is about to use.
+func responder(f *cmdenv.Factory) hook.Responder {
+	return func(ctx context.Context, c *hook.Call) (string, error) { return respond(ctx, c, f.Getenv("HOME")) }
+}
+
+func respond(ctx context.Context, c *hook.Call, home string) (string, error) {
 	if c.Config != nil && !c.Config.ContextRecall() {
 		return "", nil
 	}
@@ -34,6 +38,7 @@ func respond(ctx context.Context, c *hook.Call) (string, error) {
 	o := cue.Options{State: c.State, Journal: c.Journal, Worktree: c.Where.Worktree, Session: c.Payload.SessionID, Lang: c.Lang, Now: c.Now}
 	switch c.Payload.Event {
 	case hook.UserPromptSubmit:
+		o.Pulls = recall.PullsFor(home, c.Where.Worktree)
 		return cue.Prompt(ctx, o, c.Payload.Prompt)
 	case hook.PreToolUse:
 		return cue.Tool(ctx, o, c.Record.Tool, c.Record.File, c.Record.Cmd)

@@ -31,6 +31,8 @@ type BriefOptions struct {
 	// Own and Layers turn the two parts on: the worktree's own (task,
 	// where it left off) and the context layers (L1, L2, L3).
 	Own, Layers bool
+	// Pulls names the ways to pull more (the MCP tools or the commands).
+	Pulls recall.Pulls
 	// Conversation is set when the text goes into the session's own
 	// conversation, as the session-start hook's does: a conversation that
 	// holds a briefing already gets only what changed (Brief.Held).
@@ -159,7 +161,7 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		},
 		Note: func(left map[recall.Layer]int) string { return leftNote(left, o) },
 		Left: map[recall.Layer]int{recall.L3: older},
-		Tail: msgPull.In(o.Lang),
+		Tail: o.Pulls.Line(o.Lang),
 	}
 	if !o.Unrecorded {
 		sep := " "
@@ -241,10 +243,6 @@ var (
 	msgNowFilesFrom  = i18n.Msg{JA: "（直近 %d 回のツール呼び出しより）", EN: "(in the last %d tool calls)"}
 	msgNowCommands   = i18n.Msg{JA: "**直近のコマンド**：", EN: "**Recent commands**:"}
 
-	msgPull = i18n.Msg{
-		JA: "さらに必要なら MCP ツール mcp__baton__decisions / mcp__baton__session_log / mcp__baton__search（ToolSearch で読み込み）か、`baton resume`・`baton search` で取得できます。",
-		EN: "Pull more with the MCP tools mcp__baton__decisions, mcp__baton__session_log and mcp__baton__search (load them with ToolSearch), or `baton resume` and `baton search`.",
-	}
 	msgRecorded     = i18n.Msg{JA: "このワークツリーの作業記録: %s", EN: "This worktree's activity is recorded in %s."}
 	msgLeftOutBrief = i18n.Msg{
 		JA: "（baton: 文字数の上限 %d のため省略: %s。上のツールか `baton resume`、`baton context show` で確認できます）",

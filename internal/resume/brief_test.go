@@ -240,7 +240,7 @@ func TestBriefGolden(t *testing.T) {
 			o := baseOptions(st.Root)
 			o.Session = tt.session
 			brief := func(lang i18n.Lang) string {
-				br, err := BuildBrief(context.Background(), BriefOptions{Options: o, Source: tt.source, Lang: lang, Budget: budget, Own: true, Layers: true})
+				br, err := BuildBrief(context.Background(), BriefOptions{Options: o, Source: tt.source, Lang: lang, Budget: budget, Own: true, Layers: true, Pulls: recall.Pulls{MCP: true}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -17,6 +17,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/quote/quotetest"
+	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
@@ -279,7 +280,7 @@ func TestBuild(t *testing.T) {
 				tt.opts(&o)
 			}
 			brief := func(lang i18n.Lang) *Brief {
-				br, err := BuildBrief(context.Background(), BriefOptions{Options: o, Lang: lang, Budget: 10000, Own: true})
+				br, err := BuildBrief(context.Background(), BriefOptions{Options: o, Lang: lang, Budget: 10000, Own: true, Pulls: recall.Pulls{MCP: true}})
 				if err != nil {
 					t.Fatalf("BuildBrief: %v", err)
 				}

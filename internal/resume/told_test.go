@@ -217,3 +217,25 @@ func startBriefs(t *testing.T, st state.Dir, session, source string, when time.T
 	}
 	return out
 }
+
+// TestBriefNamesOnlyToolsThatExist: the briefing names baton's MCP tools
+// only where the set-up has them, and the commands otherwise.
+func TestBriefNamesOnlyToolsThatExist(t *testing.T) {
+	st := state.Dir{Root: t.TempDir()}
+	observe(t, st, work("s1", 60), nil)
+	for _, tt := range []struct {
+		mcp       bool
+		want, not string
+	}{
+		{true, "mcp__baton__decisions, mcp__baton__session_log and mcp__baton__search", "baton context show"},
+		{false, "`baton context show --layer l3` (the approved decisions)", "mcp__"},
+	} {
+		br, err := BuildBrief(context.Background(), BriefOptions{Options: baseOptions(st.Root), Lang: i18n.EN, Budget: hook.MaxContext, Own: true, Layers: true, Pulls: recall.Pulls{MCP: tt.mcp}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(br.Text, tt.want) || strings.Contains(br.Text, tt.not) {
+			t.Errorf("MCP %v: got\n%s\nwant %q in it and not %q", tt.mcp, br.Text, tt.want, tt.not)
+		}
+	}
+}
