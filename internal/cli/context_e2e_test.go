@@ -69,8 +69,9 @@ func hookContext(r *modelserver.Request) string {
 // TestE2ECompactThenContinue: a session with a tool call, then /compact:
 // PreCompact starts the recent summary in the background, which writes L1.
 // With the layers made far larger than the limit, the next --continue run
-// reaches the model with the approved decisions and that summary, within
-// 10,000 characters.
+// reaches the model with one full briefing (the /compact run's, which the
+// compaction kept) and what changed since: the new approved decisions and
+// that summary, within 10,000 characters.
 func TestE2ECompactThenContinue(t *testing.T) {
 	s := modelserver.New(t,
 		modelserver.ToolUse("Bash", map[string]string{"command": "echo exported > report.csv", "description": "Write the CSV report"}),
@@ -147,22 +148,32 @@ func TestE2ECompactThenContinue(t *testing.T) {
 	if n := hook.Len(ctxText); n > hook.MaxContext {
 		t.Fatalf("injected %d characters; want at most %d", n, hook.MaxContext)
 	}
+	// The conversation holds the briefing the /compact run's start gave
+	// (kept through the compaction); the resume adds what changed since.
+	if n := strings.Count(last.Text(), "## baton: where this worktree stands"); n != 1 {
+		t.Errorf("the --continue request carries %d full briefings; want 1:\n%s", n, last.Text())
+	}
 	for _, want := range []string{
-		"## baton: where this worktree stands",
+		"## baton: what changed since the briefing earlier in this conversation",
 		"The session was resumed (--continue or --resume).",
-		"Carry on with this task",
-		"### Approved decisions (L3)",
+		"### Newly approved decisions (L3)",
 		"Export CSV as UTF-8 with a header row (source: session s)",
-		"### Where you left off",
-		"### Recent summary (L1)",
-		"Goal: Export the report as CSV",
-		"Bash: Write the CSV report",
 		"left out to stay within",
-		"mcp__baton__decisions",
+		"`baton context show --layer l3`",
 	} {
 		if !strings.Contains(ctxText, want) {
 			t.Errorf("injected context lacks %q:\n%s", want, ctxText)
 		}
+	}
+	// The summary PreCompact made reached the conversation with the
+	// compaction's start (or this one's, when its job was slower).
+	for _, want := range []string{"### Recent summary (L1)", "Goal: Export the report as CSV", "Bash: Write the CSV report"} {
+		if !strings.Contains(last.Text(), want) {
+			t.Errorf("the --continue request lacks %q:\n%s", want, last.Text())
+		}
+	}
+	if strings.Contains(ctxText, "mcp__baton__") {
+		t.Errorf("hooks without baton mcp, yet the context names its tools:\n%s", ctxText)
 	}
 	if strings.Contains(ctxText, "decision 000:") {
 		t.Errorf("the oldest decision was kept while others were left out")

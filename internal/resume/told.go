@@ -67,6 +67,7 @@ const (
 	factTask     = "task "
 	factNext     = "next "
 	factDecision = "decision "
+	factSummary  = "summary "
 	factFailing  = "failing "
 )
 
@@ -90,14 +91,25 @@ func (br *Brief) facts(items []recall.Item) []string {
 		out = append(out, factOf(factNext, s))
 	}
 	for _, it := range items {
-		if it.Layer == recall.L3 {
-			out = append(out, factOf(factDecision, it.Text))
+		if k, ok := layerFact(it); ok {
+			out = append(out, k)
 		}
 	}
 	for _, f := range b.Failing {
 		out = append(out, factOf(factFailing, f.Cmd))
 	}
 	return out
+}
+
+// layerFact is the key of a layer's item: a decision or a summary.
+func layerFact(it recall.Item) (string, bool) {
+	switch it.Layer {
+	case recall.L3:
+		return factOf(factDecision, it.Text), true
+	case recall.L1, recall.L2:
+		return factOf(factSummary, it.Text), true
+	}
+	return "", false
 }
 
 var (
@@ -114,8 +126,9 @@ var (
 )
 
 // since is the text a start adds to a conversation whose briefing holds
-// h: the task when it changed, decisions approved since, commands failing
-// since and those that work now, and a new next step; "" when nothing
+// h: the task when it changed, decisions approved and summaries written
+// since, commands failing since and those that work now, and a new next
+// step, then how to pull more; "" when nothing
 // changed and the session was resumed. After a compaction that kept the
 // briefing, one line says so.
 func (br *Brief) since(h *wtstate.Told, items []recall.Item, o BriefOptions) string {
@@ -137,8 +150,8 @@ func (br *Brief) since(h *wtstate.Told, items []recall.Item, o BriefOptions) str
 		put(recall.TierNow, recall.LNow, text)
 	}
 	for _, it := range items {
-		if it.Layer == recall.L3 && !told[factOf(factDecision, it.Text)] {
-			put(recall.TierDecisions, recall.L3, it.Text)
+		if k, ok := layerFact(it); ok && !told[k] {
+			add = append(add, it)
 		}
 	}
 	var failing []string
@@ -179,10 +192,14 @@ func (br *Brief) since(h *wtstate.Told, items []recall.Item, o BriefOptions) str
 		head = msgSinceCompact.In(lang)
 	}
 	lay := recall.Layout{
-		Lang:     lang,
-		Head:     msgSinceTitle.Format(lang, branchOr(b.Branch)) + "\n" + head,
-		Headings: map[recall.Layer]string{recall.L3: msgSinceL3.In(lang), recall.LNow: msgSinceNow.In(lang)},
-		Note:     func(left map[recall.Layer]int) string { return leftNote(left, o) },
+		Lang: lang,
+		Head: msgSinceTitle.Format(lang, branchOr(b.Branch)) + "\n" + head,
+		Headings: map[recall.Layer]string{
+			recall.L3: msgSinceL3.In(lang), recall.LNow: msgSinceNow.In(lang),
+			recall.L1: msgHeadL1.In(lang), recall.L2: msgHeadL2.In(lang),
+		},
+		Note: func(left map[recall.Layer]int) string { return leftNote(left, o) },
+		Tail: o.Pulls.Line(lang),
 	}
 	a := recall.Assemble(add, lay, o.Budget)
 	br.Assembly = a
