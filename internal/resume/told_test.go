@@ -204,7 +204,7 @@ func startBriefs(t *testing.T, st state.Dir, session, source string, when time.T
 	o.Session, o.Now = session, when
 	out := map[i18n.Lang]*Brief{}
 	for _, lang := range []i18n.Lang{i18n.JA, i18n.EN} {
-		br, err := BuildBrief(context.Background(), BriefOptions{Options: o, Source: source, Lang: lang, Budget: hook.MaxContext, Own: true, Layers: true, Conversation: true})
+		br, err := BuildBrief(context.Background(), BriefOptions{Options: o, Source: source, Lang: lang, Budget: hook.MaxContext, Own: true, Layers: true, Conversation: true, Pulls: recall.Pulls{MCP: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
