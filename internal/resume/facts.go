@@ -77,14 +77,14 @@ func (b *Briefing) fromRecords(recs []journal.Record) {
 				todoOrder = append(todoOrder, k)
 				todo[k] = &TodoItem{ID: r.TaskID, Subject: r.Desc, Status: "pending"}
 			}
-			todoSession = r.Session
+			todoSession, b.todoAt = r.Session, r.TS
 		case r.Tool == "TaskUpdate" && r.Event == "PostToolUse" && r.TaskID != "":
 			if it := todo[todoKey{r.Session, r.TaskID}]; it != nil && r.TaskStatus != "" {
-				it.Status = r.TaskStatus
+				it.Status, b.todoAt = r.TaskStatus, r.TS
 			}
 		case r.Event == "TaskCompleted" && r.TaskID != "":
 			if it := todo[todoKey{r.Session, r.TaskID}]; it != nil {
-				it.Status = "completed"
+				it.Status, b.todoAt = "completed", r.TS
 			}
 		}
 	}
@@ -158,6 +158,10 @@ func (b *Briefing) pickTask(sf *statefile.File) {
 	case ct != nil:
 		b.Task, b.TaskFrom, b.TaskAt = ct.Text, TaskFromPrompt, ct.TS
 		b.TaskNew = ct.Chain != "" && b.Sessions != nil && ct.Chain == b.Sessions.Chain
+		if b.TaskNew && b.todoAt.Before(ct.TS) {
+			// The todo list was the task before this one's.
+			b.Todo = []TodoItem{}
+		}
 		if ct.By == wtstate.ByExplicit {
 			b.TaskFrom = TaskFromExplicit
 		}

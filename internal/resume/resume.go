@@ -161,7 +161,9 @@ type Briefing struct {
 	// answer.
 	workedAt  time.Time
 	chainTask *wtstate.Task
-	fileTask  string // current.md's task, whatever its status
+	// todoAt is the newest change of the todo list.
+	todoAt   time.Time
+	fileTask string // current.md's task, whatever its status
 
 	Worktree, Branch string
 	At               time.Time // when the briefing was made

@@ -147,7 +147,7 @@ func (s *State) task(e Event) (Task, bool) {
 	}
 	// Greetings, acknowledgements, "go on", questions and slash commands
 	// never set the task; plain new work sets it once a chain.
-	if !IsWork(prompt) || s.Task != nil && s.Task.Chain == t.Chain {
+	if s.Task != nil && s.Task.Chain == t.Chain || !IsWork(prompt) {
 		return Task{}, false
 	}
 	t.Text, t.By = textcut.Chars(redact.Redact(prompt), MaxTask), ByPrompt
