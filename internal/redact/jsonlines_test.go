@@ -74,3 +74,32 @@ func TestJSONLinesDecodesWhatTheTextHides(t *testing.T) {
 		}
 	}
 }
+
+// FuzzJSONLines checks that JSONLines keeps the lines of its input, keeps
+// each line that is JSON valid JSON, and finds nothing more in its own
+// output.
+func FuzzJSONLines(f *testing.F) {
+	for _, s := range []string{
+		"",
+		`{"password": "hunter2Abc!", "user": "x"}` + "\n" + `not json password=x`,
+		`{"content": "\u30d1\u30b9\u30ef\u30fc\u30c9\u306f Tr0ub4dor&3xyzQ"}`,
+		`{"command": "mysql\t-pMyS3cretPw99"}` + "\n\n" + `[1, "token: abc123def456", {"Cookie": "sid=1"}]`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := redact.JSONLines([]byte(s))
+		in, got := strings.Split(s, "\n"), strings.Split(string(out), "\n")
+		if len(got) != len(in) {
+			t.Fatalf("JSONLines(%q) = %q: %d lines; want %d", s, out, len(got), len(in))
+		}
+		for i := range in {
+			if json.Valid([]byte(in[i])) && !json.Valid([]byte(got[i])) {
+				t.Fatalf("JSONLines(%q) line %d = %q; want valid JSON", s, i, got[i])
+			}
+		}
+		if again := redact.JSONLines(out); !bytes.Equal(again, out) {
+			t.Fatalf("JSONLines(JSONLines(%q)) = %q; want %q", s, again, out)
+		}
+	})
+}

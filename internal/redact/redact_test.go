@@ -382,6 +382,9 @@ func FuzzRedact(f *testing.F) {
 		"Bearer abcdefghIJKLMNOP1 bearer",
 		fk.jwt + " " + fk.slackBot,
 		"xoxa-AA000000", // a short span under a long gitleaks rule id
+		"the db password is Tr0ub4dor&3xyzQ; login: admin / P@ssw0rd!2024",
+		"パスワードは「Yuki#Snow42」です。APIキーは 8f14e45fceea167a5a36dedd4bea2543 です",
+		`{"command": "I ran curl -u admin:Adm1nPa55word and mysql -pMyS3cretPw99 shop"}`,
 	} {
 		f.Add(s, uint(len(s)/2), uint8(len(s)))
 	}
