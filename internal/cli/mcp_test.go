@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-cli/baton/internal/quote"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
 )
@@ -117,11 +118,11 @@ func TestMCPCommand(t *testing.T) {
 
 	c := startMCP(t, factory())
 	text, isErr := c.tool("decisions", map[string]any{"query": "fridays"})
-	if isErr || text != "- [2026-05-12] Release on Fridays (source: issue #12)" {
+	if text = quoted(t, text); isErr || text != "- [2026-05-12] Release on Fridays (source: issue #12)" {
 		t.Errorf("decisions = %q (error %v)", text, isErr)
 	}
 	text, _ = c.tool("search", map[string]any{"query": "Fridays"})
-	if !strings.HasPrefix(text, "[L3] - [2026-05-12] Release on Fridays") {
+	if text = quoted(t, text); !strings.HasPrefix(text, "[L3] - [2026-05-12] Release on Fridays") {
 		t.Errorf("search without an index = %q; want the file search's hit", text)
 	}
 	text, isErr = c.tool("issue_body", map[string]any{"number": 99})
@@ -135,8 +136,24 @@ func TestMCPCommand(t *testing.T) {
 	}
 	c = startMCP(t, factory())
 	text, _ = c.tool("search", map[string]any{"query": "Fridays"})
-	if !strings.HasPrefix(text, "[decision 2026-05-12") || !strings.Contains(text, "] Release on Fridays") || strings.ContainsAny(text, "«»/") {
+	if text = quoted(t, text); !strings.HasPrefix(text, "[decision 2026-05-12") || !strings.Contains(text, "] Release on Fridays") || strings.ContainsAny(text, "«»/") {
 		t.Errorf("search with an index = %q; want the index's hit, plain, without paths", text)
 	}
 	c.close()
+}
+
+// quoted returns what a tool's answer holds between its quote lines, failing
+// the test when the answer is not one block fenced as quoted data: text
+// from the journal and the index reaches the model as data only.
+func quoted(t *testing.T, text string) string {
+	t.Helper()
+	first, rest, _ := strings.Cut(text, "\n")
+	tok, ok := strings.CutPrefix(first, quote.Open)
+	tok, _, ok2 := strings.Cut(tok, quote.End)
+	body, ok3 := strings.CutSuffix(rest, "\n"+quote.Close+tok+quote.End)
+	if !ok || !ok2 || !ok3 || len(tok) != quote.TokenLen {
+		t.Errorf("tool answer %q; want one block fenced as quoted data", text)
+		return text
+	}
+	return body
 }
