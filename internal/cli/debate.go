@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/i18n"
@@ -195,18 +197,24 @@ func (e *debateEnv) tmux() tmux.Client {
 
 // transport returns how instructions reach s's agents.
 func (e *debateEnv) transport(s *debate.Session) (debate.Transport, error) {
+	agent := strings.Fields(s.Agent)
+	if len(agent) == 0 {
+		agent = strings.Fields(e.cfg.AgentCommand())
+	}
 	if s.Transport == debate.TransportHeadless {
 		p, err := e.dir.Paths(s.ID)
 		if err != nil {
 			return nil, err
 		}
-		agent := strings.Fields(s.Agent)
-		if len(agent) == 0 {
-			agent = strings.Fields(e.cfg.AgentCommand())
-		}
 		return &debate.Headless{Agent: agent, Args: e.cfg.DebateHeadlessArgs(), Paths: p, Env: e.f.Environ()}, nil
 	}
-	return &debate.Tmux{Client: e.tmux(), Registry: panes.Path(e.home), EnterDelay: e.cfg.DebateEnterDelay()}, nil
+	tr := &debate.Tmux{Client: e.tmux(), Registry: panes.Path(e.home), EnterDelay: e.cfg.DebateEnterDelay()}
+	if len(agent) > 0 && filepath.Base(agent[0]) == "claude" {
+		// Claude Code's screen tells when it takes input and when a
+		// dialog holds the pane.
+		tr.Screen = claudecode.ParseScreen
+	}
+	return tr, nil
 }
 
 // id returns the debate named on the command line, else the newest active one.

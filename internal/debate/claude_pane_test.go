@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/claudetest"
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/debate"
@@ -20,10 +21,11 @@ import (
 )
 
 // TestTmuxSubmitsToClaudeCode types instructions into the real Claude Code
-// CLI running in a tmux pane, with the shipped Enter pause, and checks that
-// each reaches the model as one whole prompt: Claude Code takes text and an
-// Enter that it reads together for a paste, where the Enter is a line break
-// and nothing is submitted.
+// CLI running in a tmux pane, with the shipped Enter pause, from the moment
+// the pane exists, and checks that each reaches the model as one whole
+// prompt: Claude Code drops what is typed before it draws its input box, and
+// takes text and an Enter that it reads together for a paste, where the
+// Enter is a line break and nothing is submitted.
 func TestTmuxSubmitsToClaudeCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Claude Code in tmux")
@@ -53,9 +55,10 @@ func TestTmuxSubmitsToClaudeCode(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	})
-	waitPane(t, c, pane, "the input prompt", func(screen string) bool { return strings.Contains(screen, "shift+tab") })
-
-	tr := &debate.Tmux{Client: c, EnterDelay: (&config.Config{}).DebateEnterDelay()}
+	// The first instruction goes in as soon as the pane exists, as start
+	// does when the agent's hook registers it: Deliver waits for the input
+	// box itself.
+	tr := &debate.Tmux{Client: c, EnterDelay: (&config.Config{}).DebateEnterDelay(), Screen: claudecode.ParseScreen}
 	for i := range rounds {
 		text := fmt.Sprintf("Round %d of the debate in /tmp/x.md is complete. Read the other side's file, then append your round %d argument under a \"## Round %d\" heading.\nWhen it is written, run: baton debate reply cc-debate-x — 議論を続けてください。", i+1, i+2, i+2)
 		before := len(srv.Requests())

@@ -60,6 +60,44 @@ func (e *PaneGoneError) In(lang i18n.Lang) string {
 	return msgPaneGone.Format(lang, e.Pane, e.Role.Name(lang))
 }
 
+// A DeliveryProblem is why a message was not handed to a pane's agent.
+type DeliveryProblem int
+
+const (
+	// AwaitingApproval: the pane shows a dialog (a permission prompt);
+	// nothing was typed, so the person's answer is not taken.
+	AwaitingApproval DeliveryProblem = iota + 1
+	// NotReady: the agent never drew its input box; nothing was typed.
+	NotReady
+	// NotSubmitted: the text was typed but still sits in the input box.
+	NotSubmitted
+)
+
+// DeliveryError says that a message did not reach the agent in a pane, and
+// what the person can do.
+type DeliveryError struct {
+	Problem DeliveryProblem
+	Role    Role
+	Pane    string
+	// Round is the round the message asked for; 0 for other messages.
+	Round int
+}
+
+func (e *DeliveryError) Error() string { return e.In(i18n.EN) }
+
+// In returns the message in lang.
+func (e *DeliveryError) In(lang i18n.Lang) string {
+	switch {
+	case e.Problem == AwaitingApproval:
+		return msgAwaitingApproval.Format(lang, e.Pane, e.Role.Name(lang))
+	case e.Problem == NotReady:
+		return msgPaneNotReady.Format(lang, e.Pane, e.Role.Name(lang))
+	case e.Round > 0:
+		return msgRoundNotSubmitted.Format(lang, e.Round, e.Role.Name(lang), e.Pane)
+	}
+	return msgNotSubmitted.Format(lang, e.Role.Name(lang), e.Pane)
+}
+
 // Localized is implemented by errors that can say themselves in either
 // language.
 type Localized interface {
@@ -70,6 +108,7 @@ type Localized interface {
 var (
 	_ Localized = (*Error)(nil)
 	_ Localized = (*PaneGoneError)(nil)
+	_ Localized = (*DeliveryError)(nil)
 )
 
 // wrapf wraps err with a short lowercase phrase.

@@ -28,6 +28,9 @@ const (
 	Ended
 	// Opened: the debate was created and round 1 sent.
 	Opened
+	// Undelivered: a hand-off's messages could not be given to a pane
+	// (Pending says why); the session was left as it was.
+	Undelivered
 )
 
 func (k Kind) String() string {
@@ -44,6 +47,8 @@ func (k Kind) String() string {
 		return "ended"
 	case Opened:
 		return "opened"
+	case Undelivered:
+		return "undelivered"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -60,6 +65,9 @@ type Result struct {
 	WaitingFor Role
 	// Sent are the messages this call delivered.
 	Sent []Message
+	// Pending are the messages that still need the person: typed but not
+	// submitted, or held back by a dialog.
+	Pending []*DeliveryError
 }
 
 // Reply hands the round off if both sides have written it. Exactly one of
@@ -146,13 +154,56 @@ func (d Dir) Reply(ctx context.Context, id string, tr Transport) (Result, error)
 		return res, nil
 	}
 	if err := tr.Deliver(ctx, res.Sent); err != nil {
+		des, ok := deliveryErrors(err)
+		if ok && typedOnly(des) {
+			// The instructions wait in the input boxes for an Enter:
+			// the round has moved on.
+			res.Pending = des
+			return res, nil
+		}
 		after := res.Session
 		if rerr := d.setBack(p, id, after, &before); rerr != nil {
 			return Result{}, errors.Join(err, rerr)
 		}
+		if ok {
+			// A pane held by a dialog got nothing; the next reply, once
+			// its agent has written, hands the round off again.
+			return Result{Kind: Undelivered, Session: &before, Round: res.Round, Pending: des}, nil
+		}
 		return Result{}, errors.Join(err, newError(msgDeliverFailed, nil, before.CurrentRound, before.Status))
 	}
 	return res, nil
+}
+
+// typedOnly reports whether every one of des says a text was typed but not
+// submitted: it waits in its input box for the person's Enter.
+func typedOnly(des []*DeliveryError) bool {
+	for _, de := range des {
+		if de.Problem != NotSubmitted {
+			return false
+		}
+	}
+	return true
+}
+
+// deliveryErrors returns the DeliveryErrors err joins; ok is false when it
+// joins any other error.
+func deliveryErrors(err error) (des []*DeliveryError, ok bool) {
+	if j, isJoin := err.(interface{ Unwrap() []error }); isJoin {
+		for _, e := range j.Unwrap() {
+			d, ok := deliveryErrors(e)
+			if !ok {
+				return nil, false
+			}
+			des = append(des, d...)
+		}
+		return des, true
+	}
+	var de *DeliveryError
+	if !errors.As(err, &de) {
+		return nil, false
+	}
+	return []*DeliveryError{de}, true
 }
 
 // setBack restores the round and status of before if the session is still
@@ -202,6 +253,9 @@ func (d Dir) Open(ctx context.Context, s *Session, tr Transport) (Result, error)
 		return Result{}, err
 	}
 	if err := tr.Deliver(ctx, msgs); err != nil {
+		if des, ok := deliveryErrors(err); ok && typedOnly(des) {
+			return Result{Kind: Opened, Session: s, Round: 1, Sent: msgs, Pending: des}, nil
+		}
 		if _, serr := d.Stop(ctx, s.ID, nil); serr != nil {
 			err = errors.Join(err, serr)
 		}

@@ -2,6 +2,7 @@ package debate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/baton-cli/baton/internal/i18n"
 )
@@ -100,17 +101,21 @@ var (
 
 // Errors a person acts on.
 var (
-	msgBadID            = i18n.Msg{JA: "不正なディベート ID %q です（cc-debate-YYYYMMDD-HHMMSS-xxxx の形式で指定してください）", EN: "invalid debate id %q (want cc-debate-YYYYMMDD-HHMMSS-xxxx)"}
-	msgNoSession        = i18n.Msg{JA: "ディベートセッション %s が見つかりません（%s）", EN: "no debate session %s (%s)"}
-	msgNoActive         = i18n.Msg{JA: "アクティブなディベートセッションが見つかりません（%s）", EN: "no active debate session found in %s"}
-	msgMissingSide      = i18n.Msg{JA: "%sのファイル %s がありません", EN: "the %s's file %s is missing"}
-	msgMalformed        = i18n.Msg{JA: "%s のフロントマターが壊れています: %s", EN: "malformed frontmatter in %s: %s"}
-	msgPaneGone         = i18n.Msg{JA: "pane %s（%s）はもう存在しません。セッションは変更していません", EN: "pane %s (%s) is gone; the session was left as it was"}
-	msgPaneUnregistered = i18n.Msg{JA: "pane %s（%s）に Claude Code セッションが見つかりません（ペイン登録簿にありません）。セッションは変更していません", EN: "pane %s (%s) has no agent session in the pane registry; the session was left as it was"}
-	msgRegisterTimeout  = i18n.Msg{JA: "%s 待ちましたが、pane %s（%s）のエージェントがペイン登録簿に現れませんでした。エージェントのコマンドが起動するか、baton のフックが入っているか（baton init）を確認してください。ペインは確認のため残してあります", EN: "waited %s, but the agent in pane %s (%s) did not appear in the pane registry: check that the agent command starts and that baton's hooks are installed (baton init); the panes were left open to look at"}
-	msgDeliverFailed    = i18n.Msg{JA: "送信に失敗したため、セッションを Round %d（status: %s）に戻しました", EN: "delivery failed, so the session was set back to round %d (status: %s)"}
-	msgNotStopped       = i18n.Msg{JA: "ディベート %s は既に終了しているため中止できません（status: %s）", EN: "debate %s cannot be stopped: it has already ended (status: %s)"}
-	msgExists           = i18n.Msg{JA: "ディベート %s は既に存在します", EN: "debate %s already exists"}
+	msgBadID             = i18n.Msg{JA: "不正なディベート ID %q です（cc-debate-YYYYMMDD-HHMMSS-xxxx の形式で指定してください）", EN: "invalid debate id %q (want cc-debate-YYYYMMDD-HHMMSS-xxxx)"}
+	msgNoSession         = i18n.Msg{JA: "ディベートセッション %s が見つかりません（%s）", EN: "no debate session %s (%s)"}
+	msgNoActive          = i18n.Msg{JA: "アクティブなディベートセッションが見つかりません（%s）", EN: "no active debate session found in %s"}
+	msgMissingSide       = i18n.Msg{JA: "%sのファイル %s がありません", EN: "the %s's file %s is missing"}
+	msgMalformed         = i18n.Msg{JA: "%s のフロントマターが壊れています: %s", EN: "malformed frontmatter in %s: %s"}
+	msgPaneGone          = i18n.Msg{JA: "pane %s（%s）はもう存在しません。セッションは変更していません", EN: "pane %s (%s) is gone; the session was left as it was"}
+	msgPaneUnregistered  = i18n.Msg{JA: "pane %s（%s）に Claude Code セッションが見つかりません（ペイン登録簿にありません）。セッションは変更していません", EN: "pane %s (%s) has no agent session in the pane registry; the session was left as it was"}
+	msgRegisterTimeout   = i18n.Msg{JA: "%s 待ちましたが、pane %s（%s）のエージェントがペイン登録簿に現れませんでした。エージェントのコマンドが起動するか、baton のフックが入っているか（baton init）を確認してください。ペインは確認のため残してあります", EN: "waited %s, but the agent in pane %s (%s) did not appear in the pane registry: check that the agent command starts and that baton's hooks are installed (baton init); the panes were left open to look at"}
+	msgAwaitingApproval  = i18n.Msg{JA: "pane %s（%s）はあなたの承認待ちです。何も入力していません。承認か拒否をしてから、もう一度実行してください", EN: "waiting for your approval in pane %s (%s); nothing was typed there. Answer it, then run this again"}
+	msgPaneNotReady      = i18n.Msg{JA: "pane %s（%s）に入力欄が表示されないため、何も入力していません", EN: "pane %s (%s) shows no input box, so nothing was typed there"}
+	msgRoundNotSubmitted = i18n.Msg{JA: "Round %d の指示が%sに送信されていません: pane %s で Enter を押してください", EN: "round %d not submitted to the %s: press Enter in pane %s"}
+	msgNotSubmitted      = i18n.Msg{JA: "%sへのメッセージが送信されていません: pane %s で Enter を押してください", EN: "the message to the %s was not submitted: press Enter in pane %s"}
+	msgDeliverFailed     = i18n.Msg{JA: "送信に失敗したため、セッションを Round %d（status: %s）に戻しました", EN: "delivery failed, so the session was set back to round %d (status: %s)"}
+	msgNotStopped        = i18n.Msg{JA: "ディベート %s は既に終了しているため中止できません（status: %s）", EN: "debate %s cannot be stopped: it has already ended (status: %s)"}
+	msgExists            = i18n.Msg{JA: "ディベート %s は既に存在します", EN: "debate %s already exists"}
 )
 
 // instruction is what role is told to do for round, the first round it
@@ -139,8 +144,20 @@ func stopNotice(s *Session, p Paths, lang i18n.Lang) string {
 	return msgStopNotice.Format(lang, s.ID, p.Main)
 }
 
-// Message is the outcome of a hand-off as a person reads it.
+// Message is the outcome of a hand-off as a person reads it, with a line
+// for each message that still needs the person.
 func (r Result) Message(lang i18n.Lang) string {
+	lines := make([]string, 0, 1+len(r.Pending))
+	if r.Kind != Undelivered {
+		lines = append(lines, r.message(lang))
+	}
+	for _, de := range r.Pending {
+		lines = append(lines, de.In(lang))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (r Result) message(lang i18n.Lang) string {
 	s := r.Session
 	switch r.Kind {
 	case NotActive:

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/atomicfile"
+	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/panes"
 	"github.com/baton-cli/baton/internal/redact"
 	"github.com/baton-cli/baton/internal/tmux"
@@ -52,7 +53,28 @@ type Tmux struct {
 	Registry string
 	// EnterDelay is the pause between the text and Enter.
 	EnterDelay time.Duration
+	// Screen reads the agent's screen (claudecode.ParseScreen for Claude
+	// Code). With it, Deliver types only into an input box that is drawn,
+	// never into a dialog, and confirms that the text left the box; nil
+	// types and presses Enter without looking (agents that read lines).
+	Screen func(screen string) claudecode.Screen
+	// ReadyWait bounds how long Deliver waits for a pane's input box (a
+	// starting agent, a dialog the person is answering); 0 means
+	// defaultReadyWait.
+	ReadyWait time.Duration
 }
+
+const (
+	// defaultReadyWait is how long a pane may take to draw its input box.
+	defaultReadyWait = 60 * time.Second
+	// submitWait bounds how long a typed text may sit in the input box
+	// before the person is told; Enter is pressed again every enterAgain
+	// while it does.
+	submitWait = 15 * time.Second
+	enterAgain = time.Second
+	// screenPoll is how often a pane's screen is looked at.
+	screenPoll = 20 * time.Millisecond
+)
 
 // Check finds every message's pane in tmux and in the pane registry.
 func (t *Tmux) Check(ctx context.Context, msgs []Message) error {
@@ -78,12 +100,91 @@ func (t *Tmux) Check(ctx context.Context, msgs []Message) error {
 // Deliver types each message into its pane, all panes at once, and presses
 // Enter after EnterDelay.
 func (t *Tmux) Deliver(ctx context.Context, msgs []Message) error {
-	return each(msgs, func(m Message) error {
-		if err := t.Client.SendText(ctx, m.Pane, redact.Redact(m.Text), t.EnterDelay); err != nil {
+	return each(msgs, func(m Message) error { return t.send(ctx, m) })
+}
+
+// send delivers m to its pane. With a Screen, it waits for the input box,
+// refuses to type into a dialog, and after Enter watches the box until the
+// text has left it, pressing Enter again while it sits there, within
+// submitWait.
+func (t *Tmux) send(ctx context.Context, m Message) error {
+	text := redact.Redact(m.Text)
+	if t.Screen == nil {
+		if err := t.Client.SendText(ctx, m.Pane, text, t.EnterDelay); err != nil {
 			return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
 		}
 		return nil
-	})
+	}
+	wait := t.ReadyWait
+	if wait <= 0 {
+		wait = defaultReadyWait
+	}
+	sc, err := t.watch(ctx, m.Pane, wait, func(sc claudecode.Screen) bool { return sc.State == claudecode.Ready })
+	if err != nil {
+		return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
+	}
+	switch sc.State {
+	case claudecode.Dialog:
+		return &DeliveryError{Problem: AwaitingApproval, Role: m.Role, Pane: m.Pane, Round: m.Round}
+	case claudecode.Starting:
+		return &DeliveryError{Problem: NotReady, Role: m.Role, Pane: m.Pane, Round: m.Round}
+	}
+	if err := t.Client.SendText(ctx, m.Pane, text, t.EnterDelay); err != nil {
+		return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
+	}
+	// The head of the text is looked for: a long text scrolls in the box.
+	needle := []rune(strings.Join(strings.Fields(tmux.OneLine(text)), ""))
+	needle = needle[:min(len(needle), 40)]
+	inBox := func(sc claudecode.Screen) bool {
+		return strings.Contains(strings.Join(strings.Fields(sc.Input), ""), string(needle))
+	}
+	// Submitted is seen, not assumed: a screen caught mid-redraw reads as
+	// Starting, which proves nothing.
+	submitted := func(sc claudecode.Screen) bool {
+		return sc.State == claudecode.Dialog || sc.State == claudecode.Ready && !inBox(sc)
+	}
+	deadline := time.Now().Add(submitWait)
+	for {
+		sc, err := t.watch(ctx, m.Pane, min(enterAgain, time.Until(deadline)), submitted)
+		if err != nil {
+			return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
+		}
+		if submitted(sc) {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return &DeliveryError{Problem: NotSubmitted, Role: m.Role, Pane: m.Pane, Round: m.Round}
+		}
+		if sc.State != claudecode.Ready {
+			continue
+		}
+		// Enter only reaches the input box: the screen shows the text in
+		// it, and a dialog cannot open before the text is submitted.
+		if _, err := t.Client.Run(ctx, "send-keys", "-t", m.Pane, "Enter"); err != nil {
+			return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
+		}
+	}
+}
+
+// watch looks at pane's screen every screenPoll until done holds or wait has
+// passed, and returns the last screen it read.
+func (t *Tmux) watch(ctx context.Context, pane string, wait time.Duration, done func(claudecode.Screen) bool) (claudecode.Screen, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		raw, err := t.Client.Run(ctx, "capture-pane", "-p", "-t", pane)
+		if err != nil {
+			return claudecode.Screen{}, err
+		}
+		sc := t.Screen(raw)
+		if done(sc) || !time.Now().Before(deadline) {
+			return sc, nil
+		}
+		select {
+		case <-ctx.Done():
+			return sc, ctx.Err()
+		case <-time.After(screenPoll):
+		}
+	}
 }
 
 // each runs fn for every message concurrently and joins the errors.
