@@ -341,7 +341,7 @@ func TestTodoFromToolCalls(t *testing.T) {
 		{Event: "PostToolUse", Session: "s", Tool: "TaskUpdate", TaskID: "2", TaskStatus: "in_progress"},
 	}
 	b := &Briefing{}
-	b.fromRecords(recs)
+	b.fromRecords(recs, nil)
 	want := []TodoItem{{"1", "lexer", "completed"}, {"2", "parser", "in_progress"}}
 	if fmt.Sprint(b.Todo) != fmt.Sprint(want) {
 		t.Errorf("todo = %+v; want %+v", b.Todo, want)

@@ -3,7 +3,6 @@ package resume
 import (
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/redact"
@@ -26,12 +25,7 @@ const (
 )
 
 // Failure is a command that failed and has not succeeded since.
-type Failure struct {
-	Cmd   string    `json:"command"`
-	Exit  *int      `json:"exit"`
-	Error string    `json:"error"`
-	At    time.Time `json:"ts"`
-}
+type Failure = wtstate.Failure
 
 // TodoItem is an item of the agent's todo list (its TaskCreate and
 // TaskUpdate tools).
@@ -48,10 +42,10 @@ const (
 )
 
 // fromRecords fills the open loops from the worktree's records, oldest
-// first, of every kind: the commands failing, the prompts not answered, the
-// todo list and the agent's last message.
-func (b *Briefing) fromRecords(recs []journal.Record) {
-	failing := map[string]Failure{}
+// first, of every kind: the commands failing (those state.json keeps, the
+// records applied on top), the prompts not answered, the todo list and the
+// agent's last message.
+func (b *Briefing) fromRecords(recs []journal.Record, failing []Failure) {
 	pending := map[string][]journal.Record{}
 	type todoKey struct{ session, id string }
 	todo := map[todoKey]*TodoItem{}
@@ -59,10 +53,8 @@ func (b *Briefing) fromRecords(recs []journal.Record) {
 	todoSession := ""
 	for _, r := range recs {
 		switch {
-		case r.Event == "PostToolUseFailure" && r.Tool == "Bash" && r.Cmd != "":
-			failing[r.Cmd] = Failure{Cmd: r.Cmd, Exit: r.Exit, Error: r.Error, At: r.TS}
-		case r.Event == "PostToolUse" && r.Tool == "Bash" && r.Cmd != "" && r.Exit != nil && *r.Exit == 0:
-			delete(failing, r.Cmd)
+		case (r.Event == "PostToolUseFailure" || r.Event == "PostToolUse") && r.Tool == "Bash" && r.Cmd != "":
+			failing, _ = wtstate.ApplyFailing(failing, r)
 		case r.Event == "UserPromptSubmit" && r.Prompt != "" && !strings.HasPrefix(strings.TrimSpace(r.Prompt), "/"):
 			pending[r.Session] = append(pending[r.Session], r)
 		case r.Event == "Stop":
@@ -88,10 +80,7 @@ func (b *Briefing) fromRecords(recs []journal.Record) {
 			}
 		}
 	}
-	b.Failing = []Failure{}
-	for _, f := range failing {
-		b.Failing = append(b.Failing, f)
-	}
+	b.Failing = append([]Failure{}, failing...)
 	// Newest failure first; a command that failed twice is listed once, as
 	// it failed last.
 	slices.SortFunc(b.Failing, func(x, y Failure) int {

@@ -210,13 +210,13 @@ func Build(ctx context.Context, o Options) (*Briefing, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.fromJournal(recs, o)
-	b.fromRecords(all)
-	b.workedAt = workedAt(all, o.Session)
 	st, err := wt.Read()
 	if err != nil {
 		return nil, err
 	}
+	b.fromJournal(recs, o)
+	b.fromRecords(all, st.Failing)
+	b.workedAt = workedAt(all, o.Session)
 	if len(st.Sessions) > 0 || st.Task != nil {
 		b.Sessions = &st
 	}

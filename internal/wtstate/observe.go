@@ -47,6 +47,10 @@ func (d Dir) Observe(e Event) error {
 			return nil
 		}
 		return d.Update(func(s *State) bool { s.session(e); return true })
+	case "PostToolUse", "PostToolUseFailure":
+		if r.Tool == "Bash" && r.Cmd != "" {
+			return d.failing(r)
+		}
 	case "UserPromptSubmit":
 		// Most prompts change nothing: decide on a read, and again under
 		// the lock only when they do.

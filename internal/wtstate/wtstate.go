@@ -309,6 +309,8 @@ type State struct {
 	Task     *Task  `json:"task,omitempty"`
 	Previous *Task  `json:"previous_task,omitempty"`
 	// Next is the next step the agent announced and has not reported done.
+	// Failing is the commands failing, oldest first (see ApplyFailing).
+	Failing  []Failure `json:"failing,omitempty"`
 	Next     *Step     `json:"next_step,omitempty"`
 	Sessions []Session `json:"sessions,omitempty"`
 }

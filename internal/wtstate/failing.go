@@ -1,0 +1,68 @@
+package wtstate
+
+import (
+	"slices"
+	"time"
+
+	"github.com/baton-cli/baton/internal/journal"
+)
+
+// Failure is a Bash command that failed and has not worked since.
+type Failure struct {
+	Cmd   string    `json:"command"`
+	Exit  *int      `json:"exit"`
+	Error string    `json:"error"`
+	At    time.Time `json:"ts"`
+}
+
+// MaxFailing is how many failing commands state.json keeps, the newest.
+const MaxFailing = 100
+
+// ApplyFailing applies a record to a list of failing commands: a Bash
+// command that failed joins it (its newest failure), one that exited 0
+// after its failure leaves it. It returns the list and whether it
+// changed; the list given is not modified.
+func ApplyFailing(list []Failure, r journal.Record) ([]Failure, bool) {
+	if r.Tool != "Bash" || r.Cmd == "" {
+		return list, false
+	}
+	i := slices.IndexFunc(list, func(f Failure) bool { return f.Cmd == r.Cmd })
+	switch {
+	case r.Event == "PostToolUseFailure":
+		if i >= 0 && list[i].At.After(r.TS) {
+			return list, false
+		}
+		out := slices.Clone(list)
+		if i >= 0 {
+			out = slices.Delete(out, i, i+1)
+		}
+		out = append(out, Failure{Cmd: r.Cmd, Exit: r.Exit, Error: r.Error, At: r.TS})
+		if n := len(out); n > MaxFailing {
+			out = out[n-MaxFailing:]
+		}
+		return out, true
+	case r.Event == "PostToolUse" && r.Exit != nil && *r.Exit == 0 && i >= 0 && !list[i].At.After(r.TS):
+		return slices.Delete(slices.Clone(list), i, i+1), true
+	}
+	return list, false
+}
+
+// failing keeps the worktree's failing commands in state.json, beyond the
+// records' window. A success changes nothing most of the time: it is
+// decided on a read, and again under the lock only when it does.
+func (d Dir) failing(r journal.Record) error {
+	if r.Event == "PostToolUse" {
+		s, err := d.Read()
+		if err != nil {
+			return err
+		}
+		if _, changed := ApplyFailing(s.Failing, r); !changed {
+			return nil
+		}
+	}
+	return d.Update(func(s *State) bool {
+		var changed bool
+		s.Failing, changed = ApplyFailing(s.Failing, r)
+		return changed
+	})
+}
