@@ -8,27 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/state"
 )
-
-// runErr is e.run returning Run's error instead of failing on it.
-func (e *runEnv) runErr(payload string, providers ...Provider) (string, Result, error) {
-	var out strings.Builder
-	res, err := Run(context.Background(), strings.NewReader(payload), &out, Options{
-		Now:        time.Now,
-		Getenv:     func(k string) string { return e.env[k] },
-		Getwd:      func() (string, error) { return e.repo, nil },
-		LoadConfig: func(string) (*config.Config, error) { return &config.Config{}, nil },
-		Providers:  providers,
-		Warn:       func(err error) { e.warnings = append(e.warnings, err) },
-	})
-	return out.String(), res, err
-}
 
 func TestParseLimitsIdentifiers(t *testing.T) {
 	long := strings.Repeat("a", MaxID+1)

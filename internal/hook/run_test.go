@@ -36,6 +36,15 @@ func newRunEnv(t *testing.T) *runEnv {
 
 func (e *runEnv) run(t *testing.T, payload string, providers ...Provider) (string, Result) {
 	t.Helper()
+	out, res, err := e.runErr(payload, providers...)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return out, res
+}
+
+// runErr is run returning Run's error instead of failing on it.
+func (e *runEnv) runErr(payload string, providers ...Provider) (string, Result, error) {
 	var out strings.Builder
 	res, err := Run(context.Background(), strings.NewReader(payload), &out, Options{
 		Now:        func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) },
@@ -46,10 +55,7 @@ func (e *runEnv) run(t *testing.T, payload string, providers ...Provider) (strin
 		Providers:  providers,
 		Warn:       func(err error) { e.warnings = append(e.warnings, err) },
 	})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	return out.String(), res
+	return out.String(), res, err
 }
 
 func TestRunAppendsRecord(t *testing.T) {
