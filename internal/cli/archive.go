@@ -63,7 +63,7 @@ func archiveRun(ctx context.Context, opts *ArchiveOptions) error {
 		return err
 	}
 	dest := index.ArchiveDir(w.state)
-	res, err := index.ArchiveTranscripts(ctx, workspaceTranscriptDirs(f, w, f.Getenv("HOME")), dest)
+	res, err := index.ArchiveTranscripts(ctx, workspaceTranscriptDirs(f, w, f.Getenv("HOME")), w.state.Base(), dest)
 	if err != nil {
 		return err
 	}

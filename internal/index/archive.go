@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/baton-cli/baton/internal/safepath"
 )
 
 // ArchiveResult says what ArchiveTranscripts did.
@@ -38,8 +40,10 @@ const archiveComment = "baton archive size="
 // cleanup of old transcripts loses nothing. A copy whose transcript has not
 // changed (same size and time) is left alone; a changed one is replaced
 // atomically, so a reader sees the old copy or the new one, never a part.
-// One transcript that cannot be copied does not stop the others.
-func ArchiveTranscripts(ctx context.Context, dirs []string, dest string) (ArchiveResult, error) {
+// One transcript that cannot be copied does not stop the others. dest lies
+// under root, the folder holding the state folder (state.Dir.Base): a copy
+// whose path goes through a link below root is refused (safepath.ErrLink).
+func ArchiveTranscripts(ctx context.Context, dirs []string, root, dest string) (ArchiveResult, error) {
 	var res ArchiveResult
 	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -60,7 +64,7 @@ func ArchiveTranscripts(ctx context.Context, dirs []string, dest string) (Archiv
 				return err
 			}
 			to := filepath.Join(dest, filepath.Base(dir), rel+".gz")
-			copied, n, err := archiveOne(path, to)
+			copied, n, err := archiveOne(path, root, to)
 			switch {
 			case err != nil:
 				res.Failed = append(res.Failed, fmt.Sprintf("%s: %v", path, err))
@@ -80,7 +84,10 @@ func ArchiveTranscripts(ctx context.Context, dirs []string, dest string) (Archiv
 }
 
 // archiveOne copies one transcript when its copy is missing or stale.
-func archiveOne(from, to string) (copied bool, n int64, err error) {
+func archiveOne(from, root, to string) (copied bool, n int64, err error) {
+	if err := safepath.Check(root, to); err != nil {
+		return false, 0, err
+	}
 	src, err := os.Open(from)
 	if err != nil {
 		return false, 0, err
@@ -93,7 +100,7 @@ func archiveOne(from, to string) (copied bool, n int64, err error) {
 	if upToDate(to, fi) {
 		return false, 0, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+	if err := safepath.MkdirAll(root, filepath.Dir(to), 0o755); err != nil {
 		return false, 0, err
 	}
 	pf, err := renameio.NewPendingFile(to, renameio.WithPermissions(0o600))

@@ -411,11 +411,11 @@ func TestArchiveTranscripts(t *testing.T) {
 	p := filepath.Join(f.transcripts, "s1.jsonl")
 	os.WriteFile(p, []byte(msgLine("user", "2026-09-01T10:00:00.000Z", "archived words")+"\n"), 0o644)
 	dest := ArchiveDir(f.state)
-	res, err := ArchiveTranscripts(context.Background(), []string{f.transcripts}, dest)
+	res, err := ArchiveTranscripts(context.Background(), []string{f.transcripts}, f.state.Base(), dest)
 	if err != nil || len(res.Copied) != 1 {
 		t.Fatalf("first archive: %+v, %v; want one copied", res, err)
 	}
-	res, err = ArchiveTranscripts(context.Background(), []string{f.transcripts}, dest)
+	res, err = ArchiveTranscripts(context.Background(), []string{f.transcripts}, f.state.Base(), dest)
 	if err != nil || len(res.Copied) != 0 || res.Unchanged != 1 {
 		t.Fatalf("second archive: %+v, %v; want one unchanged", res, err)
 	}
@@ -446,7 +446,7 @@ func TestUnarchived(t *testing.T) {
 	}
 	write("kept.jsonl", 40*24*time.Hour)
 	changed := write("changed.jsonl", 30*24*time.Hour)
-	if _, err := ArchiveTranscripts(context.Background(), []string{f.transcripts}, dest); err != nil {
+	if _, err := ArchiveTranscripts(context.Background(), []string{f.transcripts}, f.state.Base(), dest); err != nil {
 		t.Fatal(err)
 	}
 	// Written again after its copy, with the same old time and another size.

@@ -38,3 +38,25 @@ func TestOpenRefusesLinks(t *testing.T) {
 		})
 	}
 }
+
+// A planted link in the transcript archive takes no copy out of the
+// repository.
+func TestArchiveRefusesLinks(t *testing.T) {
+	f := newFixture(t)
+	os.WriteFile(filepath.Join(f.transcripts, "s1.jsonl"), []byte(msgLine("user", "2026-09-01T10:00:00.000Z", "words")+"\n"), 0o644)
+	dest := ArchiveDir(f.state)
+	outside := t.TempDir()
+	if err := os.MkdirAll(dest, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dest, filepath.Base(f.transcripts))); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ArchiveTranscripts(context.Background(), []string{f.transcripts}, f.state.Base(), dest)
+	if err != nil || len(res.Failed) != 1 || len(res.Copied) != 0 {
+		t.Errorf("ArchiveTranscripts = %+v, %v; want the copy refused", res, err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("a copy went through the link: %s", entries[0].Name())
+	}
+}
