@@ -28,22 +28,12 @@ func TestE2EApproveInConversation(t *testing.T) {
 	)
 	e, baton := e2eRepo(t, s)
 	e.WriteProjectSettings(t, claudetest.HookSettings("baton hook", "SessionStart", "UserPromptSubmit", "Stop"))
-	runBaton := func(args ...string) []byte {
-		t.Helper()
-		cmd := exec.Command(baton, args...)
-		cmd.Dir, cmd.Env = e.Dir, e.Environ()
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("baton %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return out
-	}
 	pending := func(n int) []recall.Candidate {
 		t.Helper()
 		var cs []recall.Candidate
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 			cs = nil
-			if err := json.Unmarshal(runBaton("context", "approve", "--json"), &cs); err != nil {
+			if err := json.Unmarshal(runBaton(t, e, baton, "context", "approve", "--json"), &cs); err != nil {
 				t.Fatal(err)
 			}
 			if len(cs) >= n {
@@ -57,7 +47,7 @@ func TestE2EApproveInConversation(t *testing.T) {
 	approve := func(c recall.Candidate) recall.Decision {
 		t.Helper()
 		var d recall.Decision
-		if err := json.Unmarshal(runBaton("context", "approve", c.ID, "--json"), &d); err != nil {
+		if err := json.Unmarshal(runBaton(t, e, baton, "context", "approve", c.ID, "--json"), &d); err != nil {
 			t.Fatal(err)
 		}
 		return d
@@ -79,4 +69,20 @@ func TestE2EApproveInConversation(t *testing.T) {
 	if d := approve(cs[0]); d.Summary != "ダッシュボードが 9090 を見るので、メトリクスは 9090 で公開しましょう。" {
 		t.Errorf("decision %q; want the proposing sentence", d.Summary)
 	}
+}
+
+// runBaton runs the baton program in e's folder and environment and
+// returns its standard output; it fails t, showing what baton said, when
+// baton fails.
+func runBaton(t *testing.T, e *claudetest.Env, baton string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(baton, args...)
+	cmd.Dir, cmd.Env = e.Dir, e.Environ()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("baton %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	return out
 }

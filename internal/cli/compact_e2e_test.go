@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,19 +44,9 @@ func TestE2ETaskSurvivesCompactions(t *testing.T) {
 	if _, err := claudecode.InstallHooks(context.Background(), filepath.Join(e.Dir, ".claude", "settings.local.json"), claudecode.DefaultHookCommand); err != nil {
 		t.Fatal(err)
 	}
-	runBaton := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(baton, args...)
-		cmd.Dir, cmd.Env = e.Dir, e.Environ()
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("baton %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
 	// The issue the decisions are posted to, on the local tracker.
-	runBaton("issue", "new", "--title", "Query tokenizer")
-	runBaton("issue", "label", "1", "--add", "status:in-progress")
+	runBaton(t, e, baton, "issue", "new", "--title", "Query tokenizer")
+	runBaton(t, e, baton, "issue", "label", "1", "--add", "status:in-progress")
 
 	e.Run(t, "-p", task, "--allowedTools", "Bash")
 
@@ -99,7 +88,7 @@ func TestE2ETaskSurvivesCompactions(t *testing.T) {
 			s.Add(modelserver.Text(a.answer))
 			e.Run(t, "-p", "--continue", a.prompt, "--allowedTools", "Bash")
 		}
-		runBaton("decisions", "capture", "--yes")
+		runBaton(t, e, baton, "decisions", "capture", "--yes")
 		decisions = append(decisions, r.decision)
 		if r.failing != "" {
 			failing = append(failing, r.failing)
