@@ -46,6 +46,12 @@ func GuardedKeys() []string {
 		"debate.headless_args",
 		// The tmux server debates start panes in and type into.
 		"debate.tmux_socket",
+		// Folders outside the repository that baton writes into: the
+		// agent memory another project's sessions load (its MEMORY.md is
+		// read into every new session), and the debate files whose text
+		// goes to the agents.
+		"decisions.memory_dir",
+		"debate.dir",
 		// The worker's repositories and clones, its agent command,
 		// arguments and environment, and its queue's database.
 		"worker",

@@ -25,6 +25,8 @@ var guardedCases = []struct {
 	{"tracker.github.repo", 3, "tracker:\n  github:\n    repo: evil.example/o/n\n", func(c *Config) string { return c.Tracker.GitHub.Repo }, "evil.example/o/n", ""},
 	{"debate.headless_args", 2, "debate:\n  headless_args: [--settings, hooks.json]\n", func(c *Config) string { return strings.Join(c.DebateHeadlessArgs(), " ") }, "--settings hooks.json", "--permission-mode acceptEdits"},
 	{"debate.tmux_socket", 2, "debate:\n  tmux_socket: work\n", func(c *Config) string { return c.Debate.TmuxSocket }, "work", ""},
+	{"decisions.memory_dir", 2, "decisions:\n  memory_dir: ~/.claude/projects/-other/memory\n", func(c *Config) string { return c.Decisions.MemoryDir }, "~/.claude/projects/-other/memory", ""},
+	{"debate.dir", 2, "debate:\n  dir: /home/someone/.config\n", func(c *Config) string { return c.Debate.Dir }, "/home/someone/.config", ""},
 	{"worker", 1, "worker:\n  queue:\n    url: postgres://evil.example/q\n  agent:\n    command: /repo/w.sh\n", func(c *Config) string { return c.Worker.Queue.URL + " " + c.WorkerAgentCommand() }, "postgres://evil.example/q /repo/w.sh", " claude"},
 }
 
