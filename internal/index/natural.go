@@ -41,17 +41,21 @@ func relaxedQuery(q string) ([]string, bool) {
 					continue
 				}
 				add(`"` + segment(run.text) + `"`)
-				continue
+			} else {
+				w := strings.Trim(run.text, "-_")
+				if w == "" || stopWord(enStopWords, w) || len(w) < 2 {
+					continue
+				}
+				if strings.IndexFunc(w, func(r rune) bool { return !bareword(r) }) >= 0 {
+					add(`"` + w + `"`)
+				} else {
+					add(w)
+				}
 			}
-			w := strings.Trim(run.text, "-_")
-			if w == "" || stopWord(enStopWords, w) || len(w) < 2 {
-				continue
+			// A loanword is also looked for in the other script.
+			for _, alt := range textnorm.Loanwords(run.text) {
+				add(ftsWord(alt, false))
 			}
-			if strings.IndexFunc(w, func(r rune) bool { return !bareword(r) }) >= 0 {
-				add(`"` + w + `"`)
-				continue
-			}
-			add(w)
 		}
 	}
 	return out, len(out) > 0

@@ -510,6 +510,8 @@ func bareword(r rune) bool {
 func ftsQuery(q string) (string, []string, error) {
 	var out []string
 	var terms []string
+	// A NEAR group takes only phrases, no OR of a word's other forms.
+	near := strings.Contains(q, "NEAR")
 	rs := []rune(q)
 	for i := 0; i < len(rs); {
 		r := rs[i]
@@ -565,20 +567,67 @@ func ftsQuery(q string) (string, []string, error) {
 			}
 			core = textnorm.Fold(core)
 			terms = append(terms, stem(core))
-			if strings.IndexFunc(core, func(r rune) bool { return !bareword(r) || spaced(r) }) < 0 {
-				if star {
-					core += "*"
-				}
-				out = append(out, core)
+			alts := textnorm.Loanwords(core)
+			if star || near || len(alts) == 0 {
+				out = append(out, ftsWord(core, star))
 				continue
 			}
-			out = append(out, phrase(core, star))
+			// A loanword is also looked for as it is written in the
+			// other script: timezone finds タイムゾーン.
+			group := []string{ftsWord(core, false)}
+			for _, alt := range alts {
+				group = append(group, ftsWord(alt, false))
+				terms = append(terms, stem(alt))
+			}
+			// FTS5 joins a group to its neighbours only by an explicit AND.
+			if n := len(out); n > 0 && !ftsOperator(out[n-1]) && out[n-1] != "(" {
+				out = append(out, "AND")
+			}
+			out = append(out, "("+strings.Join(group, " OR ")+")", "")
 		}
 	}
+	out = andAfterGroups(out)
 	if len(terms) == 0 {
 		return "", nil, fmt.Errorf("%w: nothing to search for", ErrQuery)
 	}
 	return strings.Join(out, " "), terms, nil
+}
+
+// ftsOperator reports FTS5's operators.
+func ftsOperator(s string) bool {
+	switch s {
+	case "AND", "OR", "NOT", "NEAR":
+		return true
+	}
+	return false
+}
+
+// andAfterGroups drops the empty marks ftsQuery leaves after a loanword's
+// group, putting an AND in their place when an operand follows.
+func andAfterGroups(out []string) []string {
+	kept := out[:0]
+	for i, s := range out {
+		if s != "" {
+			kept = append(kept, s)
+			continue
+		}
+		if i+1 < len(out) && out[i+1] != "" && out[i+1] != ")" && !ftsOperator(out[i+1]) {
+			kept = append(kept, "AND")
+		}
+	}
+	return kept
+}
+
+// ftsWord is a folded word as FTS5 takes it: bare when it can be, else a
+// phrase spaced as the index is.
+func ftsWord(w string, star bool) string {
+	if strings.IndexFunc(w, func(r rune) bool { return !bareword(r) || spaced(r) }) >= 0 {
+		return phrase(w, star)
+	}
+	if star {
+		w += "*"
+	}
+	return w
 }
 
 // phrase quotes s as an FTS5 phrase, spaced as the index is.
