@@ -20,14 +20,29 @@ type graphqlError struct {
 }
 
 type linkedPullJSON struct {
-	Number      int       `json:"number"`
-	Title       string    `json:"title"`
-	URL         string    `json:"url"`
-	State       string    `json:"state"`
-	IsDraft     bool      `json:"isDraft"`
-	HeadRefName string    `json:"headRefName"`
-	BaseRefName string    `json:"baseRefName"`
-	CreatedAt   time.Time `json:"createdAt"`
+	Number            int          `json:"number"`
+	Title             string       `json:"title"`
+	URL               string       `json:"url"`
+	State             string       `json:"state"`
+	IsDraft           bool         `json:"isDraft"`
+	HeadRefName       string       `json:"headRefName"`
+	BaseRefName       string       `json:"baseRefName"`
+	CreatedAt         time.Time    `json:"createdAt"`
+	Author            graphqlLogin `json:"author"`
+	IsCrossRepository bool         `json:"isCrossRepository"`
+	HeadRepository    graphqlRepo  `json:"headRepository"`
+}
+
+// graphqlLogin is an Actor or RepositoryOwner reduced to its login.
+type graphqlLogin struct {
+	Login string `json:"login"`
+}
+
+// graphqlRepo is a Repository reduced to its names.
+type graphqlRepo struct {
+	Name          string       `json:"name"`
+	NameWithOwner string       `json:"nameWithOwner"`
+	Owner         graphqlLogin `json:"owner"`
 }
 
 // Literal arguments, for queries that do not use variables.
@@ -97,7 +112,12 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request, _ map[string]st
 			state = "CLOSED"
 		}
 		nodes = append(nodes, linkedPullJSON{Number: pr.Number, Title: pr.Title, URL: s.pullJSON(r, pr).HTMLURL,
-			State: state, IsDraft: pr.Draft, HeadRefName: pr.Head, BaseRefName: pr.Base, CreatedAt: pr.CreatedAt})
+			State: state, IsDraft: pr.Draft, HeadRefName: pr.Head, BaseRefName: pr.Base, CreatedAt: pr.CreatedAt,
+			// GraphQL names an app by its slug, without the "[bot]" REST adds.
+			Author:            graphqlLogin{Login: strings.TrimSuffix(pr.Author, "[bot]")},
+			IsCrossRepository: !strings.EqualFold(pr.HeadOwner, s.Owner),
+			HeadRepository: graphqlRepo{Name: s.Repo, NameWithOwner: pr.HeadOwner + "/" + s.Repo,
+				Owner: graphqlLogin{Login: pr.HeadOwner}}})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"repository": map[string]any{"issue": map[string]any{
 		"number": number,

@@ -190,9 +190,25 @@ type commentJSON struct {
 }
 
 type branchJSON struct {
-	Label string `json:"label"`
-	Ref   string `json:"ref"`
-	SHA   string `json:"sha"`
+	Label string    `json:"label"`
+	Ref   string    `json:"ref"`
+	SHA   string    `json:"sha"`
+	User  userJSON  `json:"user"`
+	Repo  *repoJSON `json:"repo"`
+}
+
+// repoJSON is the short repository object of a pull request's head and
+// base.
+type repoJSON struct {
+	ID       int64    `json:"id"`
+	NodeID   string   `json:"node_id"`
+	Name     string   `json:"name"`
+	FullName string   `json:"full_name"`
+	Owner    userJSON `json:"owner"`
+	Private  bool     `json:"private"`
+	Fork     bool     `json:"fork"`
+	URL      string   `json:"url"`
+	HTMLURL  string   `json:"html_url"`
 }
 
 type pullJSON struct {
@@ -322,8 +338,10 @@ func (s *Server) pullJSON(r *http.Request, p *PullRequest) pullJSON {
 		IssueURL: fmt.Sprintf("%s/issues/%d", s.repoAPI(r), p.Number),
 		Number:   p.Number, State: p.State, Title: p.Title, Body: nullable(p.Body),
 		User: userOf(r, p.Author), Labels: s.labelJSONs(r, p.Labels), Draft: p.Draft, Merged: p.Merged,
-		Head:      branchJSON{Label: s.Owner + ":" + p.Head, Ref: p.Head, SHA: fakeSHA(p.Head)},
-		Base:      branchJSON{Label: s.Owner + ":" + p.Base, Ref: p.Base, SHA: fakeSHA(p.Base)},
+		Head: branchJSON{Label: p.HeadOwner + ":" + p.Head, Ref: p.Head, SHA: fakeSHA(p.Head),
+			User: userOf(r, p.HeadOwner), Repo: s.repoJSON(r, p.HeadOwner)},
+		Base: branchJSON{Label: s.Owner + ":" + p.Base, Ref: p.Base, SHA: fakeSHA(p.Base),
+			User: userOf(r, s.Owner), Repo: s.repoJSON(r, s.Owner)},
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}
 	if p.State == "closed" {
@@ -333,6 +351,18 @@ func (s *Server) pullJSON(r *http.Request, p *PullRequest) pullJSON {
 		}
 	}
 	return out
+}
+
+// repoJSON is the server's repository as owner has it: the repository
+// itself, or owner's fork of it.
+func (s *Server) repoJSON(r *http.Request, owner string) *repoJSON {
+	full := owner + "/" + s.Repo
+	h := fnv.New32a()
+	h.Write([]byte(full))
+	id := int64(h.Sum32()%900_000_000) + 100_000_000
+	return &repoJSON{ID: id, NodeID: fmt.Sprintf("R_%d", id), Name: s.Repo, FullName: full,
+		Owner: userOf(r, owner), Fork: !strings.EqualFold(owner, s.Owner),
+		URL: base(r) + "/repos/" + full, HTMLURL: base(r) + "/" + full}
 }
 
 func fakeSHA(ref string) string {
@@ -795,13 +825,9 @@ func (s *Server) createLabel(w http.ResponseWriter, r *http.Request, _ map[strin
 func (s *Server) listPulls(w http.ResponseWriter, r *http.Request, _ map[string]string) {
 	q := r.URL.Query()
 	state := cmp.Or(q.Get("state"), "open")
-	head := q.Get("head")
+	head, headOwner := q.Get("head"), ""
 	if owner, branch, ok := strings.Cut(head, ":"); ok {
-		if !strings.EqualFold(owner, s.Owner) {
-			head = "\x00" // another owner's fork: nothing here
-		} else {
-			head = branch
-		}
+		head, headOwner = branch, owner
 	}
 	baseRef := q.Get("base")
 	s.mu.Lock()
@@ -809,7 +835,8 @@ func (s *Server) listPulls(w http.ResponseWriter, r *http.Request, _ map[string]
 	var all []*PullRequest
 	for _, n := range sortedKeys(s.pulls) {
 		pr := s.pulls[n]
-		if (state == "all" || pr.State == state) && (head == "" || pr.Head == head) && (baseRef == "" || pr.Base == baseRef) {
+		if (state == "all" || pr.State == state) && (head == "" || pr.Head == head) &&
+			(headOwner == "" || strings.EqualFold(pr.HeadOwner, headOwner)) && (baseRef == "" || pr.Base == baseRef) {
 			all = append(all, pr)
 		}
 	}

@@ -68,12 +68,16 @@ type Label struct {
 }
 
 // PullRequest is a pull request. Zero fields given to AddPullRequest take
-// defaults: State "open", Base "main", Author DefaultLogin, times now.
+// defaults: State "open", Base "main", Author DefaultLogin, HeadOwner the
+// server's Owner, times now.
 type PullRequest struct {
 	Number      int
 	Title, Body string
 	// Head and Base are branch names (no owner prefix).
 	Head, Base string
+	// HeadOwner owns the head repository: another owner than the server's
+	// makes the pull request come from a fork of the same name.
+	HeadOwner string
 	// State is "open" or "closed"; Merged marks a closed one as merged.
 	State  string
 	Merged bool
@@ -243,6 +247,7 @@ func (s *Server) AddPullRequest(pr PullRequest) int {
 	pr.State = cmp.Or(pr.State, "open")
 	pr.Base = cmp.Or(pr.Base, "main")
 	pr.Author = cmp.Or(pr.Author, s.Login)
+	pr.HeadOwner = cmp.Or(pr.HeadOwner, s.Owner)
 	pr.CreatedAt = orTime(pr.CreatedAt, now)
 	pr.UpdatedAt = orTime(pr.UpdatedAt, pr.CreatedAt)
 	pr.Labels = s.ensureLabels(pr.Labels)

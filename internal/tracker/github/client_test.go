@@ -249,8 +249,21 @@ func TestPullRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(linked) != fmt.Sprint([]PullRequest{*pr, {Number: 3, Title: "old", URL: linked[1].URL, State: "merged", Head: "old", Base: "main"}}) {
+	if fmt.Sprint(linked) != fmt.Sprint([]PullRequest{*pr, {Number: 3, Title: "old", URL: linked[1].URL, State: "merged", Head: "old", Base: "main",
+		HeadRepo: "acme/widgets", Author: srv.Login}}) {
 		t.Errorf("LinkedPullRequests = %+v; want the new one and the merged one", linked)
+	}
+	if pr.HeadRepo != "acme/widgets" || pr.Author != srv.Login {
+		t.Errorf("CreatePullRequest head repo, author = %q, %q; want acme/widgets, %q", pr.HeadRepo, pr.Author, srv.Login)
+	}
+	// A stranger's fork with a branch of the same name.
+	srv.AddPullRequest(githubtest.PullRequest{Title: "forged", Head: "baton/1-x", HeadOwner: "mallory", Author: "mallory", Closes: []int{issue}})
+	linked, err = c.LinkedPullRequests(ctx, issue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(linked) != 3 || linked[2].HeadRepo != "mallory/widgets" || linked[2].Author != "mallory" || linked[2].Head != "baton/1-x" {
+		t.Errorf("LinkedPullRequests = %+v; want the fork's pull request third, head repo mallory/widgets by mallory", linked)
 	}
 	forBranch, err := c.PullRequestsForBranch(ctx, "baton/1-x")
 	if err != nil || len(forBranch) != 1 || forBranch[0].Number != pr.Number {
@@ -437,3 +450,23 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+func TestSameLogin(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"octocat", "octocat", true},
+		{"Octocat", "octocat", true},
+		{"baton-app", "baton-app[bot]", true},
+		{"baton-app[bot]", "baton-app[bot]", true},
+		{"mallory", "octocat", false},
+		{"", "", false},
+		{"", "octocat", false},
+	}
+	for _, tt := range tests {
+		if got := SameLogin(tt.a, tt.b); got != tt.want {
+			t.Errorf("SameLogin(%q, %q) = %v; want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -27,6 +27,11 @@ type PullRequest struct {
 	Draft bool
 	// Head and Base are branch names.
 	Head, Base string
+	// HeadRepo is the head branch's repository as "owner/name": a fork's
+	// when the pull request comes from one.
+	HeadRepo string
+	// Author is the login of the user who opened the pull request.
+	Author string
 }
 
 // NewPullRequest is what opening a pull request takes. Head is a branch of
@@ -58,6 +63,12 @@ func (c *Client) PullRequestsForBranch(ctx context.Context, branch string) ([]Pu
 	return out, nil
 }
 
+// SameLogin reports whether two logins name one account. GitHub's GraphQL
+// API names an app by its slug where REST adds "[bot]".
+func SameLogin(a, b string) bool {
+	return a != "" && strings.EqualFold(strings.TrimSuffix(a, "[bot]"), strings.TrimSuffix(b, "[bot]"))
+}
+
 // CreatePullRequest opens a pull request.
 func (c *Client) CreatePullRequest(ctx context.Context, in NewPullRequest) (*PullRequest, error) {
 	title, body := redact.Redact(in.Title), redact.Redact(in.Body)
@@ -79,6 +90,7 @@ func pullOf(p *gh.PullRequest) PullRequest {
 	return PullRequest{
 		Number: p.GetNumber(), Title: p.GetTitle(), URL: p.GetHTMLURL(), State: state, Draft: p.GetDraft(),
 		Head: p.GetHead().GetRef(), Base: p.GetBase().GetRef(),
+		HeadRepo: p.GetHead().GetRepo().GetFullName(), Author: p.GetUser().GetLogin(),
 	}
 }
 
@@ -87,7 +99,11 @@ const linkedQuery = `query($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) {
     issue(number: $number) {
       closedByPullRequestsReferences(first: 50, includeClosedPrs: true) {
-        nodes { number title url state isDraft headRefName baseRefName }
+        nodes {
+          number title url state isDraft headRefName baseRefName
+          author { login }
+          headRepository { nameWithOwner }
+        }
       }
     }
   }
@@ -109,6 +125,12 @@ func (c *Client) LinkedPullRequests(ctx context.Context, issue int) ([]PullReque
 						IsDraft     bool   `json:"isDraft"`
 						HeadRefName string `json:"headRefName"`
 						BaseRefName string `json:"baseRefName"`
+						Author      *struct {
+							Login string `json:"login"`
+						} `json:"author"`
+						HeadRepository *struct {
+							NameWithOwner string `json:"nameWithOwner"`
+						} `json:"headRepository"`
 					} `json:"nodes"`
 				} `json:"closedByPullRequestsReferences"`
 			} `json:"issue"`
@@ -123,8 +145,16 @@ func (c *Client) LinkedPullRequests(ctx context.Context, issue int) ([]PullReque
 	}
 	var out []PullRequest
 	for _, n := range data.Repository.Issue.Closed.Nodes {
-		out = append(out, PullRequest{Number: n.Number, Title: n.Title, URL: n.URL, State: strings.ToLower(n.State),
-			Draft: n.IsDraft, Head: n.HeadRefName, Base: n.BaseRefName})
+		p := PullRequest{Number: n.Number, Title: n.Title, URL: n.URL, State: strings.ToLower(n.State),
+			Draft: n.IsDraft, Head: n.HeadRefName, Base: n.BaseRefName}
+		// A deleted account or fork comes back null: empty, trusted by no one.
+		if n.Author != nil {
+			p.Author = n.Author.Login
+		}
+		if n.HeadRepository != nil {
+			p.HeadRepo = n.HeadRepository.NameWithOwner
+		}
+		out = append(out, p)
 	}
 	return out, nil
 }
