@@ -612,6 +612,55 @@ func TestFlowPersonsPullRequestDoesNotCount(t *testing.T) {
 	h.wantLabels(t, n, failedLabels, activeLabels)
 }
 
+// TestFlowOnlyOwnPullRequestCounts adds a pull request from the run's
+// branch name while the agent runs, as anyone can once the branch name is
+// known: only an open or merged one, from the configured repository, opened
+// by the worker's own login, makes the run done.
+func TestFlowOnlyOwnPullRequestCounts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		pr   githubtest.PullRequest
+		want string
+	}{
+		{"own open", githubtest.PullRequest{}, StateDone},
+		{"own merged", githubtest.PullRequest{State: "closed", Merged: true}, StateDone},
+		{"stranger's fork", githubtest.PullRequest{HeadOwner: "mallory", Author: "mallory"}, StateFailed},
+		{"fork by the worker's login", githubtest.PullRequest{HeadOwner: "mallory"}, StateFailed},
+		{"another author in the repository", githubtest.PullRequest{Author: "alice"}, StateFailed},
+		{"own closed", githubtest.PullRequest{State: "closed"}, StateFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			n := h.addIssue("Add export", "body")
+			pids := filepath.Join(h.home, "pids")
+			goOn := filepath.Join(h.home, "go-on")
+			opts := h.options(t, "log,pid,wait="+goOn+",result=done", "log")
+			opts.Config.Worker.Execution.MinResumeMinutes = 240
+			go func() {
+				defer os.WriteFile(goOn, nil, 0o600)
+				waitPIDs(t, pids, 1)
+				inv := readInvocations(t, h.agentLog())
+				pr := tt.pr
+				pr.Title, pr.Head, pr.Closes = "Fix", "baton/"+filepath.Base(inv[0].Dir), []int{n}
+				h.gh.AddPullRequest(pr)
+			}()
+			rec := onlyRun(t, cycle(t, newWorker(t, opts)))
+			if rec.State != tt.want {
+				t.Errorf("run = %s %s, pr %+v; want %s", rec.State, rec.Category, rec.PullRequest, tt.want)
+			}
+			if tt.want == StateFailed {
+				if rec.Category != NoLinkedPR || rec.PullRequest != nil {
+					t.Errorf("failed run = %s, pr %+v; want %s and no pull request", rec.Category, rec.PullRequest, NoLinkedPR)
+				}
+				h.wantLabels(t, n, failedLabels, append([]string{config.DefaultWorkerDone}, activeLabels...))
+			}
+		})
+	}
+}
+
 func TestFlowDeadlineAfterStopPutsBack(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

@@ -509,12 +509,18 @@ func classify(a *Attempt) outcome {
 	return outcome{}
 }
 
-// findPR looks for the pull request of the run: a pull request from the
-// run's branch, linked to the issue or not.
+// findPR looks for the pull request of the run (see ownPR), linked to the
+// issue or not.
 // When there is none it waits RecheckDelay and asks once more, since GitHub
 // links a new pull request to its issue with a delay.
 func (r *run) findPR(ctx context.Context, ran bool) *PullRequestRef {
 	if !ran {
+		return nil
+	}
+	login, err := r.w.login(ctx, r.client)
+	if err != nil {
+		// Without the worker's own login no pull request can be trusted.
+		r.problem("find pull requests: read the token's user", err)
 		return nil
 	}
 	for try := range 2 {
@@ -531,19 +537,32 @@ func (r *run) findPR(ctx context.Context, ran bool) *PullRequestRef {
 		if err != nil {
 			r.problem("find linked pull requests", err)
 		}
-		for _, p := range linked {
-			// Only this run's: a person's pull request that closes the
-			// issue, or an old one, is not the agent's work.
-			if p.Head == r.rec.Branch {
-				return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: p.Draft}
-			}
+		if p := r.ownPR(linked, login); p != nil {
+			return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: p.Draft}
 		}
 		own, err := r.client.PullRequestsForBranch(ctx, r.rec.Branch)
 		if err != nil {
 			r.problem("find pull requests of "+r.rec.Branch, err)
 		}
-		if len(own) > 0 {
-			return &PullRequestRef{Number: own[0].Number, URL: own[0].URL, Draft: own[0].Draft}
+		if p := r.ownPR(own, login); p != nil {
+			return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: p.Draft}
+		}
+	}
+	return nil
+}
+
+// ownPR returns the first of prs that is the run's own work: open or
+// merged, from the run's branch of the configured repository (not a fork's
+// branch of the same name), opened by the worker's login. The branch name
+// is public once pushed, so anyone can open a pull request from a branch so
+// named; a person's pull request that closes the issue, or an old or closed
+// one, is not the agent's work either.
+func (r *run) ownPR(prs []github.PullRequest, login string) *github.PullRequest {
+	owner, name := r.client.Repo()
+	for i, p := range prs {
+		if (p.State == "open" || p.State == "merged") && p.Head == r.rec.Branch &&
+			strings.EqualFold(p.HeadRepo, owner+"/"+name) && github.SameLogin(p.Author, login) {
+			return &prs[i]
 		}
 	}
 	return nil
@@ -583,8 +602,11 @@ func (r *run) fallback(ctx context.Context) *PullRequestRef {
 	if err != nil {
 		r.problem("open draft pull request", err)
 		// It may exist after all (an answer lost on the way).
-		if own, lerr := r.client.PullRequestsForBranch(ctx, rec.Branch); lerr == nil && len(own) > 0 {
-			return &PullRequestRef{Number: own[0].Number, URL: own[0].URL, Draft: own[0].Draft, Fallback: true}
+		own, lerr := r.client.PullRequestsForBranch(ctx, rec.Branch)
+		if login, lgerr := r.w.login(ctx, r.client); lerr == nil && lgerr == nil {
+			if p := r.ownPR(own, login); p != nil {
+				return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: p.Draft, Fallback: true}
+			}
 		}
 		return nil
 	}
