@@ -631,12 +631,12 @@ func (w *writer) recordSession(rec *journal.Record) {
 	if rec.Transcript != "" {
 		a.transcript = rec.Transcript
 	}
-	switch rec.Event {
-	case "UserPromptSubmit":
+	switch {
+	case rec.Event == "UserPromptSubmit":
 		a.prompts++
-	case "PostToolUse":
+	case journal.ToolCall(rec.Event, rec.Tool):
 		a.tools++
-	case "Stop":
+	case rec.Event == "Stop":
 		if rec.Message != "" {
 			a.answers++
 		}

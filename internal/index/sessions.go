@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/baton-cli/baton/internal/journal"
 	"os"
 	"slices"
 	"strings"
@@ -174,7 +175,7 @@ func (ix *Index) SessionDetail(ctx context.Context, id string) (*SessionDetail, 
 			if e.Event == "UserPromptSubmit" {
 				d.Prompts = appendMax(d.Prompts, e)
 			}
-			if e.Event == "PostToolUse" && e.Tool != "" {
+			if journal.ToolCall(e.Event, e.Tool) {
 				d.Tools[e.Tool]++
 			}
 			if e.File != "" && !seenFile[e.File] {

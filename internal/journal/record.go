@@ -46,3 +46,11 @@ type Record struct {
 	TaskID     string `json:"task_id,omitempty"`
 	TaskStatus string `json:"task_status,omitempty"`
 }
+
+// ToolCall reports whether a record of event naming tool is a tool call
+// that ran: its PostToolUse, or PostToolUseFailure when it failed. Lines of
+// older hook scripts name a tool and no event. A PreToolUse is the same
+// call before it runs and is not counted again.
+func ToolCall(event, tool string) bool {
+	return tool != "" && (event == "PostToolUse" || event == "PostToolUseFailure" || event == "")
+}

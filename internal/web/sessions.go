@@ -133,7 +133,7 @@ func (s *Server) sessionsFromJournal(ctx context.Context) ([]sessionRow, bool, e
 		case r.Prompt != "":
 			row.Prompts++
 			row.LastPrompt = r.Prompt
-		case r.Tool != "":
+		case journal.ToolCall(r.Event, r.Tool):
 			row.Tools++
 		case r.Event == "Stop" && r.Message != "":
 			row.Messages++
@@ -287,7 +287,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	}
 	tools, files := map[string]int{}, map[string]int{}
 	for _, e := range p.Records {
-		if e.Tool != "" {
+		if journal.ToolCall(e.Event, e.Tool) {
 			tools[e.Tool]++
 		}
 		if e.File != "" {

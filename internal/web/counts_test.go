@@ -1,0 +1,80 @@
+package web
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-cli/baton/internal/journal"
+)
+
+// TestSessionListCountsAgreeWithPage: a session that ran Bash twice (once
+// failing) shows the same tool and message counts in the timeline and on
+// its own page, from the journal and from the index; each call counted
+// once (its PreToolUse is the same call), a failed one too.
+func TestSessionListCountsAgreeWithPage(t *testing.T) {
+	const id = "5e55a0a1-3333-4aaa-8bbb-000000000003"
+	fx := newFixture(t)
+	exit0, exit1 := 0, 1
+	at := func(m int) time.Time { return fxNow.Add(time.Duration(m) * time.Second) }
+	rec := func(m int, r journal.Record) journal.Record {
+		r.TS, r.Session, r.Cwd, r.Worktree, r.Branch = at(m), id, fx.Main, fx.Main, fxBranch
+		return r
+	}
+	j := journal.Open(fx.State.Root, journal.Options{Now: func() time.Time { return fxNow }})
+	if err := j.Append(
+		rec(1, journal.Record{Event: "SessionStart", Source: "startup"}),
+		rec(2, journal.Record{Event: "UserPromptSubmit", Prompt: "run the tests twice"}),
+		rec(3, journal.Record{Event: "PreToolUse", Tool: "Bash", Cmd: "go test ./..."}),
+		rec(4, journal.Record{Event: "PostToolUse", Tool: "Bash", Cmd: "go test ./...", Exit: &exit0}),
+		rec(5, journal.Record{Event: "PreToolUse", Tool: "Bash", Cmd: "go vet ./..."}),
+		rec(6, journal.Record{Event: "PostToolUseFailure", Tool: "Bash", Cmd: "go vet ./...", Exit: &exit1, Error: "Exit code 1"}),
+		rec(7, journal.Record{Event: "Stop", Message: "The tests pass; vet fails."}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	withIndex := fx.options()
+	withIndex.Index = fx.index(t)
+	for name, o := range map[string]Options{"files": fx.options(), "index": withIndex} {
+		t.Run(name, func(t *testing.T) {
+			url := fx.server(t, o, "").URL
+			_, list := get(t, url, "/")
+			row := regexp.MustCompile(`(?s)href="/sessions/` + id + `".*?</tr>`).FindString(list)
+			cells := regexp.MustCompile(`<td class="n">([0-9,]+)</td>`).FindAllStringSubmatch(row, -1)
+			if len(cells) != 4 {
+				t.Fatalf("the timeline's row of the session has %d counts; want 4:\n%s", len(cells), row)
+			}
+			listTools, listMessages := number(t, cells[2][1]), number(t, cells[3][1])
+
+			_, page := get(t, url, "/sessions/"+id)
+			tools := regexp.MustCompile(`(?s)<section id="tools">.*?</section>`).FindString(page)
+			pageTools := 0
+			for _, m := range regexp.MustCompile(`<td class="n">([0-9,]+)</td>`).FindAllStringSubmatch(tools, -1) {
+				pageTools += number(t, m[1])
+			}
+			pageMessages := strings.Count(page, `<div class="message role-`)
+			if pageMessages == 0 {
+				// Without a transcript the page has no conversation; the
+				// timeline counts the answers its Stop records kept.
+				pageMessages = 1
+			}
+			if listTools != 2 || pageTools != 2 {
+				t.Errorf("tools: timeline %d, page %d; want 2 in both", listTools, pageTools)
+			}
+			if listMessages != pageMessages {
+				t.Errorf("messages: timeline %d, page %d; want the same", listMessages, pageMessages)
+			}
+		})
+	}
+}
+
+func number(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
