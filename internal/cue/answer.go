@@ -238,7 +238,7 @@ type qterm struct {
 // pairs of words (as commands, "go test").
 func queryTerms(folded string) map[string]qterm {
 	q := map[string]qterm{}
-	foldedTerms(folded, func(t term) {
+	add := func(t term) {
 		w := weightWord
 		if t.strong {
 			w = weightStrong
@@ -248,6 +248,19 @@ func queryTerms(folded string) map[string]qterm {
 		}
 		if isPath(t.text) {
 			q[filePrefix+t.text] = qterm{weight: weightFile}
+		}
+	}
+	foldedTerms(folded, func(t term) {
+		add(t)
+		// A loanword is also looked up as written in the other script
+		// (timezone, タイムゾーン), as its whole word only: the other
+		// form's pieces would count the one word several times.
+		for _, alt := range textnorm.Loanwords(t.word) {
+			foldedTerms(alt, func(a term) {
+				if a.word != "" {
+					add(a)
+				}
+			})
 		}
 	})
 	words := strings.FieldsFunc(folded, func(r rune) bool { return !isWord(r) && r != '-' })
