@@ -58,9 +58,8 @@ type Tmux struct {
 	// never into a dialog, and confirms that the text left the box; nil
 	// types and presses Enter without looking (agents that read lines).
 	Screen func(screen string) claudecode.Screen
-	// ReadyWait bounds how long Deliver waits for a pane's input box (a
-	// starting agent, a dialog the person is answering); 0 means
-	// defaultReadyWait.
+	// ReadyWait bounds how long Deliver waits for a starting agent to draw
+	// its input box; 0 means defaultReadyWait.
 	ReadyWait time.Duration
 }
 
@@ -119,7 +118,9 @@ func (t *Tmux) send(ctx context.Context, m Message) error {
 	if wait <= 0 {
 		wait = defaultReadyWait
 	}
-	sc, err := t.watch(ctx, m.Pane, wait, func(sc claudecode.Screen) bool { return sc.State == claudecode.Ready })
+	// A dialog is reported at once: it waits for the person, who is told
+	// rather than kept waiting on baton.
+	sc, err := t.watch(ctx, m.Pane, wait, func(sc claudecode.Screen) bool { return sc.State != claudecode.Starting })
 	if err != nil {
 		return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
 	}
