@@ -153,11 +153,12 @@ var (
 		JA: "注意: このペイン %s にはエージェントのセッションが登録されていません。終了時のまとめ依頼は、ここで Claude Code が動いていないと送れません",
 		EN: "Note: this pane, %s, has no agent session in the pane registry; the summary request at the end can only be sent once an agent runs here",
 	}
-	msgDebateStopped = i18n.Msg{JA: "ディベート %s を中止しました。", EN: "Stopped debate %s."}
-	msgDebateTold    = i18n.Msg{JA: "%sに伝えました。", EN: "Told the %s."}
-	msgDebateNotTold = i18n.Msg{JA: "伝えられませんでした: %s", EN: "Could not tell: %s"}
-	msgDebateNone    = i18n.Msg{JA: "ディベートはありません（%s）", EN: "No debates in %s"}
-	msgDebateStatus  = i18n.Msg{
+	msgDebateStoppedTold = i18n.Msg{JA: "ディベート %s を中止し、%sに伝えました。", EN: "Stopped debate %s and told the %s."}
+	msgDebateStoppedNone = i18n.Msg{JA: "ディベート %s を中止しました。どちらの側にも伝えていません。", EN: "Stopped debate %s; no side was told."}
+	msgDebateAnd         = i18n.Msg{JA: "と", EN: " and the "}
+	msgDebateNotTold     = i18n.Msg{JA: "  伝えていません: %s", EN: "  not told: %s"}
+	msgDebateNone        = i18n.Msg{JA: "ディベートはありません（%s）", EN: "No debates in %s"}
+	msgDebateStatus      = i18n.Msg{
 		JA: "%s  status: %s  Round %d/%d  transport: %s\nテーマ: %s\n賛成派: pane %s、Round %d まで（%s）\n反対派: pane %s、Round %d まで（%s）\nモデレーター: pane %s\n",
 		EN: "%s  status: %s  round %d/%d  transport: %s\nTopic: %s\nPro: pane %s, up to round %d (%s)\nCon: pane %s, up to round %d (%s)\nModerator: pane %s\n",
 	}
@@ -217,12 +218,12 @@ func (e *debateEnv) transport(s *debate.Session) (debate.Transport, error) {
 	return tr, nil
 }
 
-// id returns the debate named on the command line, else the newest active one.
+// id returns the debate named on the command line, else the one active debate.
 func (e *debateEnv) id(given string) (string, error) {
 	if given != "" {
 		return given, debate.ValidID(given)
 	}
-	return e.dir.Newest()
+	return e.dir.Current()
 }
 
 func debateRun(ctx context.Context, opts *DebateOptions) error {
@@ -430,13 +431,20 @@ func (e *debateEnv) stop(ctx context.Context, opts *DebateOptions) error {
 	if err != nil {
 		return err
 	}
+	// One account on one stream: stopped, who was told (their message
+	// confirmed submitted), and why the others were not.
 	out := e.f.IO.Out
-	fmt.Fprintln(out, msgDebateStopped.Format(e.lang, opts.ID))
-	for _, r := range res.Told {
-		fmt.Fprintln(out, msgDebateTold.Format(e.lang, r.Name(e.lang)))
+	names := make([]string, len(res.Told))
+	for i, r := range res.Told {
+		names[i] = r.Name(e.lang)
+	}
+	if len(names) == 0 {
+		fmt.Fprintln(out, msgDebateStoppedNone.Format(e.lang, opts.ID))
+	} else {
+		fmt.Fprintln(out, msgDebateStoppedTold.Format(e.lang, opts.ID, strings.Join(names, msgDebateAnd.In(e.lang))))
 	}
 	for _, err := range res.NotTold {
-		fmt.Fprintln(e.f.IO.ErrOut, msgDebateNotTold.Format(e.lang, e.localize(err)))
+		fmt.Fprintln(out, msgDebateNotTold.Format(e.lang, e.localize(err)))
 	}
 	return nil
 }
@@ -467,11 +475,23 @@ func toJSON(s *debate.Session) debateJSON {
 func (e *debateEnv) status(opts *DebateOptions) error {
 	id := opts.ID
 	if id == "" {
-		// The newest active debate, else the newest of all.
-		var err error
-		if id, err = e.dir.Newest(); err != nil {
-			list, lerr := e.dir.List()
-			if lerr != nil || len(list) == 0 {
+		// The one active debate, else the newest of all; with several
+		// active, the person names one.
+		active, err := e.dir.Active()
+		if err != nil {
+			return err
+		}
+		if len(active) > 0 {
+			if id, err = e.dir.Current(); err != nil {
+				return err
+			}
+		} else {
+			list, err := e.dir.List()
+			if err != nil {
+				return err
+			}
+			if len(list) == 0 {
+				_, err := e.dir.Current()
 				return err
 			}
 			id = list[0].ID

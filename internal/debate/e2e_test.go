@@ -392,7 +392,7 @@ func TestTmuxDeadPane(t *testing.T) {
 
 	// Stop still works; the reachable side is told, the gone one reported.
 	out, err = w.baton(nil, "debate", "stop", id)
-	if err != nil || !strings.Contains(out, "Told the pro side.") || !strings.Contains(out, "pane "+s.PaneCon+" (con side) is gone") {
+	if want := "Stopped debate " + id + " and told the pro side.\n  not told: pane " + s.PaneCon + " (con side) is gone"; err != nil || !strings.HasPrefix(out, want) {
 		t.Errorf("stop: %v\n%s", err, out)
 	}
 	w.waitFor("the stop notice in the pro pane", 10*time.Second, func() (bool, string) {

@@ -103,13 +103,14 @@ var (
 var (
 	msgBadID             = i18n.Msg{JA: "不正なディベート ID %q です（cc-debate-YYYYMMDD-HHMMSS-xxxx の形式で指定してください）", EN: "invalid debate id %q (want cc-debate-YYYYMMDD-HHMMSS-xxxx)"}
 	msgNoSession         = i18n.Msg{JA: "ディベートセッション %s が見つかりません（%s）", EN: "no debate session %s (%s)"}
+	msgManyActive        = i18n.Msg{JA: "進行中のディベートが %d 件あります。id を指定してください:%s", EN: "%d debates are active; name one by its id:%s"}
 	msgNoActive          = i18n.Msg{JA: "アクティブなディベートセッションが見つかりません（%s）", EN: "no active debate session found in %s"}
 	msgMissingSide       = i18n.Msg{JA: "%sのファイル %s がありません", EN: "the %s's file %s is missing"}
 	msgMalformed         = i18n.Msg{JA: "%s のフロントマターが壊れています: %s", EN: "malformed frontmatter in %s: %s"}
 	msgPaneGone          = i18n.Msg{JA: "pane %s（%s）はもう存在しません。セッションは変更していません", EN: "pane %s (%s) is gone; the session was left as it was"}
 	msgPaneUnregistered  = i18n.Msg{JA: "pane %s（%s）に Claude Code セッションが見つかりません（ペイン登録簿にありません）。セッションは変更していません", EN: "pane %s (%s) has no agent session in the pane registry; the session was left as it was"}
 	msgRegisterTimeout   = i18n.Msg{JA: "%s 待ちましたが、pane %s（%s）のエージェントがペイン登録簿に現れませんでした。エージェントのコマンドが起動するか、baton のフックが入っているか（baton init）を確認してください。ペインは確認のため残してあります", EN: "waited %s, but the agent in pane %s (%s) did not appear in the pane registry: check that the agent command starts and that baton's hooks are installed (baton init); the panes were left open to look at"}
-	msgAwaitingApproval  = i18n.Msg{JA: "pane %s（%s）はあなたの承認待ちです。何も入力していません。承認か拒否をしてから、もう一度実行してください", EN: "waiting for your approval in pane %s (%s); nothing was typed there. Answer it, then run this again"}
+	msgAwaitingApproval  = i18n.Msg{JA: "pane %s（%s）はあなたの承認待ちです。何も入力していません", EN: "waiting for your approval in pane %s (%s); nothing was typed there"}
 	msgPaneNotReady      = i18n.Msg{JA: "pane %s（%s）に入力欄が表示されないため、何も入力していません", EN: "pane %s (%s) shows no input box, so nothing was typed there"}
 	msgRoundNotSubmitted = i18n.Msg{JA: "Round %d の指示が%sに送信されていません: pane %s で Enter を押してください", EN: "round %d not submitted to the %s: press Enter in pane %s"}
 	msgNotSubmitted      = i18n.Msg{JA: "%sへのメッセージが送信されていません: pane %s で Enter を押してください", EN: "the message to the %s was not submitted: press Enter in pane %s"}

@@ -465,18 +465,39 @@ func (d Dir) List() ([]Entry, error) {
 	return out, nil
 }
 
-// Newest returns the id of the newest active debate.
-func (d Dir) Newest() (string, error) {
+// Active returns the debates that are active, newest first.
+func (d Dir) Active() ([]Entry, error) {
 	list, err := d.List()
+	if err != nil {
+		return nil, err
+	}
+	var active []Entry
+	for _, e := range list {
+		if e.Err == nil && e.Session.Status == Active {
+			active = append(active, e)
+		}
+	}
+	return active, nil
+}
+
+// Current returns the one active debate. It refuses to guess: with none,
+// or with several (their ids and topics listed), it returns an error.
+func (d Dir) Current() (string, error) {
+	active, err := d.Active()
 	if err != nil {
 		return "", err
 	}
-	for _, e := range list {
-		if e.Err == nil && e.Session.Status == Active {
-			return e.ID, nil
-		}
+	switch len(active) {
+	case 0:
+		return "", newError(msgNoActive, nil, d.Root)
+	case 1:
+		return active[0].ID, nil
 	}
-	return "", newError(msgNoActive, nil, d.Root)
+	var b strings.Builder
+	for _, e := range active {
+		fmt.Fprintf(&b, "\n  %s  %s", e.ID, e.Session.Topic)
+	}
+	return "", newError(msgManyActive, nil, len(active), b.String())
 }
 
 // Report is a debate's state and how far each side has written.

@@ -212,12 +212,12 @@ func TestCreateLoadList(t *testing.T) {
 	if list[1].Session.Transport != TransportHeadless || list[1].Session.Lang != i18n.JA {
 		t.Errorf("newer = %+v; want headless, ja", list[1].Session)
 	}
-	id, err := d.Newest()
+	id, err := d.Current()
 	if err != nil || id != older.ID {
-		t.Errorf("Newest = %q, %v; want %s (the only active one)", id, err, older.ID)
+		t.Errorf("Current = %q, %v; want %s (the only active one)", id, err, older.ID)
 	}
-	if _, err := (Dir{Root: t.TempDir()}).Newest(); err == nil || !strings.Contains(err.Error(), "no active debate") {
-		t.Errorf("Newest in an empty folder: err = %v", err)
+	if _, err := (Dir{Root: t.TempDir()}).Current(); err == nil || !strings.Contains(err.Error(), "no active debate") {
+		t.Errorf("Current in an empty folder: err = %v", err)
 	}
 	if _, err := d.Load("cc-debate-20260109-120000-zzzz"); err == nil || !strings.Contains(err.Error(), "no debate session") {
 		t.Errorf("Load of a missing id: err = %v", err)
@@ -253,5 +253,28 @@ func TestMessagesComplete(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCurrentRefusesToGuess: with two debates active, Current names both
+// and picks neither.
+func TestCurrentRefusesToGuess(t *testing.T) {
+	d := Dir{Root: t.TempDir()}
+	for _, s := range []*Session{
+		{ID: "cc-debate-20260101-120000-aaaa", Topic: "tabs", MaxRounds: 2, Status: Active, Transport: TransportTmux, Lang: i18n.EN},
+		{ID: "cc-debate-20260102-120000-bbbb", Topic: "spaces", MaxRounds: 2, Status: Active, Transport: TransportTmux, Lang: i18n.EN},
+		{ID: "cc-debate-20260103-120000-cccc", Topic: "done", MaxRounds: 2, Status: Concluded, Transport: TransportTmux, Lang: i18n.EN},
+	} {
+		if err := d.Create(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, err := d.Current()
+	if err == nil {
+		t.Fatalf("Current = %q; want an error naming both active debates", id)
+	}
+	want := "2 debates are active; name one by its id:\n  cc-debate-20260102-120000-bbbb  spaces\n  cc-debate-20260101-120000-aaaa  tabs"
+	if got := err.Error(); got != want {
+		t.Errorf("err = %q; want %q", got, want)
 	}
 }
