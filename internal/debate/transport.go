@@ -120,11 +120,11 @@ func (t *Tmux) send(ctx context.Context, m Message) error {
 	}
 	// A dialog is reported at once: it waits for the person, who is told
 	// rather than kept waiting on baton.
-	sc, err := t.watch(ctx, m.Pane, wait, func(sc claudecode.Screen) bool { return sc.State != claudecode.Starting })
+	before, err := t.watch(ctx, m.Pane, wait, func(v view) bool { return v.State != claudecode.Starting })
 	if err != nil {
 		return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
 	}
-	switch sc.State {
+	switch before.State {
 	case claudecode.Dialog:
 		return &DeliveryError{Problem: AwaitingApproval, Role: m.Role, Pane: m.Pane, Round: m.Round}
 	case claudecode.Starting:
@@ -134,15 +134,22 @@ func (t *Tmux) send(ctx context.Context, m Message) error {
 		return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
 	}
 	// The head of the text is looked for: a long text scrolls in the box.
-	needle := []rune(strings.Join(strings.Fields(tmux.OneLine(text)), ""))
+	needle := []rune(squeeze(tmux.OneLine(text)))
 	needle = needle[:min(len(needle), 40)]
 	inBox := func(sc claudecode.Screen) bool {
-		return strings.Contains(strings.Join(strings.Fields(sc.Input), ""), string(needle))
+		return strings.Contains(squeeze(sc.Input), string(needle))
 	}
-	// Submitted is seen, not assumed: a screen caught mid-redraw reads as
-	// Starting, which proves nothing.
-	submitted := func(sc claudecode.Screen) bool {
-		return sc.State == claudecode.Dialog || sc.State == claudecode.Ready && !inBox(sc)
+	// Submitted is seen, not assumed: the text shows above the box (the
+	// prompt in the conversation, or queued while the agent works) more
+	// often than before it was typed, or a dialog has replaced the box.
+	// An empty box alone proves nothing: Claude Code draws it blank for a
+	// frame while it redraws, and restores its draft after.
+	outside := func(raw string, sc claudecode.Screen) int {
+		return strings.Count(squeeze(raw), string(needle)) - strings.Count(squeeze(sc.Input), string(needle))
+	}
+	seen := outside(before.raw, before.Screen)
+	submitted := func(v view) bool {
+		return v.State == claudecode.Dialog || v.State == claudecode.Ready && !inBox(v.Screen) && outside(v.raw, v.Screen) > seen
 	}
 	deadline := time.Now().Add(submitWait)
 	for {
@@ -156,7 +163,7 @@ func (t *Tmux) send(ctx context.Context, m Message) error {
 		if !time.Now().Before(deadline) {
 			return &DeliveryError{Problem: NotSubmitted, Role: m.Role, Pane: m.Pane, Round: m.Round}
 		}
-		if sc.State != claudecode.Ready {
+		if sc.State != claudecode.Ready || !inBox(sc.Screen) {
 			continue
 		}
 		// Enter only reaches the input box: the screen shows the text in
@@ -167,26 +174,35 @@ func (t *Tmux) send(ctx context.Context, m Message) error {
 	}
 }
 
+// A view is a pane's screen as read and as parsed.
+type view struct {
+	claudecode.Screen
+	raw string
+}
+
 // watch looks at pane's screen every screenPoll until done holds or wait has
 // passed, and returns the last screen it read.
-func (t *Tmux) watch(ctx context.Context, pane string, wait time.Duration, done func(claudecode.Screen) bool) (claudecode.Screen, error) {
+func (t *Tmux) watch(ctx context.Context, pane string, wait time.Duration, done func(view) bool) (view, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		raw, err := t.Client.Run(ctx, "capture-pane", "-p", "-t", pane)
 		if err != nil {
-			return claudecode.Screen{}, err
+			return view{}, err
 		}
-		sc := t.Screen(raw)
-		if done(sc) || !time.Now().Before(deadline) {
-			return sc, nil
+		v := view{Screen: t.Screen(raw), raw: raw}
+		if done(v) || !time.Now().Before(deadline) {
+			return v, nil
 		}
 		select {
 		case <-ctx.Done():
-			return sc, ctx.Err()
+			return v, ctx.Err()
 		case <-time.After(screenPoll):
 		}
 	}
 }
+
+// squeeze drops white space, which a screen adds where it wraps.
+func squeeze(s string) string { return strings.Join(strings.Fields(s), "") }
 
 // each runs fn for every message concurrently and joins the errors.
 func each(msgs []Message, fn func(Message) error) error {
