@@ -39,6 +39,8 @@ const (
 	WorktreeCreation Category = "WORKTREE_CREATION"
 	// PromptGeneration: the prompt could not be made from its template.
 	PromptGeneration Category = "PROMPT_GENERATION"
+	// JobTimeout: the job ran past its time limit on its last attempt.
+	JobTimeout Category = "JOB_TIMEOUT"
 )
 
 // summary is the one-line explanation of each category.
@@ -62,6 +64,8 @@ func (c Category) summary() i18n.Msg {
 		return i18n.Msg{JA: "作業用の worktree を作れませんでした。", EN: "The run's worktree could not be created."}
 	case PromptGeneration:
 		return i18n.Msg{JA: "プロンプトを作れませんでした（テンプレートを確認してください）。", EN: "The prompt could not be made (check the template)."}
+	case JobTimeout:
+		return i18n.Msg{JA: "ジョブが最後の試行でも制限時間を超えました。トリガーラベルを付け直すまで再実行しません。", EN: "The job ran past its time limit on its last attempt; it is not run again until the trigger label is set again."}
 	}
 	return i18n.Msg{JA: string(c), EN: string(c)}
 }

@@ -478,7 +478,7 @@ func (w *Worker) workIssue(ctx context.Context, s *session, job *rivertype.JobRo
 	if err != nil {
 		w.log.Warn("load checkpoint", "job", job.ID, "err", err)
 	}
-	jc := &jobRun{q: s.q, id: job.ID, attempt: job.Attempt, checkpoint: cp, stopping: s.stopping}
+	jc := &jobRun{q: s.q, id: job.ID, attempt: job.Attempt, maxAttempts: job.MaxAttempts, checkpoint: cp, stopping: s.stopping}
 	if len(job.AttemptedBy) > 1 {
 		jc.rescuedFrom = HostOf(job.AttemptedBy[len(job.AttemptedBy)-2])
 	}
@@ -490,8 +490,13 @@ func (w *Worker) workIssue(ctx context.Context, s *session, job *rivertype.JobRo
 	}
 	s.addRun(rec)
 	if rec.State == StateInterrupted {
+		if jobTimedOut(ctx, s.stopping) {
+			// A failed attempt: it counts against the limit, and the
+			// last one ends the issue as failed (see run.interrupted).
+			return fmt.Errorf("job timed out after %s (attempt %d of %d)", w.jobTimeout(), job.Attempt, job.MaxAttempts)
+		}
 		// Back to the queue, where any host takes it on from the
-		// checkpoint.
+		// checkpoint; the attempt is given back.
 		return river.JobSnooze(0)
 	}
 	if err := s.q.deleteCheckpoint(context.WithoutCancel(ctx), job.ID); err != nil {

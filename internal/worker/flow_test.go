@@ -661,6 +661,37 @@ func TestFlowOnlyOwnPullRequestCounts(t *testing.T) {
 	}
 }
 
+// TestFlowJobTimeoutUsesUpAttempts runs an agent that outlives the job's
+// time limit (the run's own deadline never fires): each timeout is a failed
+// attempt of the job on the real queue, and after the last the issue is
+// labelled failed with a comment saying why, and not run again.
+func TestFlowJobTimeoutUsesUpAttempts(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	n := h.addIssue("Add export", "body")
+	opts := h.options(t, "log,wait="+filepath.Join(h.home, "never"), "log")
+	opts.Minute = 20 * time.Millisecond
+	opts.AfterFunc = func(time.Duration, func()) func() bool { return func() bool { return true } }
+	// Today's loop never ends: bound it, so the test fails rather than hangs.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if _, err := newWorker(t, opts).Cycle(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(readInvocations(t, h.agentLog())); got != issueAttempts {
+		t.Errorf("agent ran %d times; want %d, once per attempt", got, issueAttempts)
+	}
+	h.wantLabels(t, n, failedLabels, append([]string{config.DefaultWorkerDone}, activeLabels...))
+	comments := h.workerComments(n)
+	if len(comments) == 0 || !strings.Contains(comments[len(comments)-1].Body, string(JobTimeout)) {
+		t.Errorf("worker comments = %+v; want the last to name %s", comments, JobTimeout)
+	}
+	res := cycle(t, newWorker(t, opts))
+	if len(res.Runs) != 0 || len(readInvocations(t, h.agentLog())) != issueAttempts {
+		t.Errorf("next cycle ran %+v; want nothing until a person relabels the issue", res.Runs)
+	}
+}
+
 func TestFlowDeadlineAfterStopPutsBack(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

@@ -3,6 +3,7 @@ package worker
 import (
 	"cmp"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,6 +56,8 @@ type jobRun struct {
 	q       *Queue
 	id      int64
 	attempt int
+	// maxAttempts is the job's attempt limit.
+	maxAttempts int
 	// checkpoint is what an earlier host saved of the run, or nil.
 	checkpoint *checkpoint
 	// rescuedFrom is the host that took the job before, when this run
@@ -404,6 +407,17 @@ func (r *run) work(ctx context.Context) {
 
 // stoppingChan is closed once the worker was told to stop; nil without a
 // job.
+// last reports whether the run is the job's last attempt.
+func (j *jobRun) last() bool {
+	return j != nil && j.maxAttempts > 0 && j.attempt >= j.maxAttempts
+}
+
+// jobTimedOut reports whether the job's context ended by its deadline
+// rather than by the worker's shutdown: a failure of the attempt.
+func jobTimedOut(ctx context.Context, stop <-chan struct{}) bool {
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) && !stopped(stop)
+}
+
 func (j *jobRun) stoppingChan() <-chan struct{} {
 	if j == nil {
 		return nil
@@ -629,6 +643,11 @@ func blockQuote(text string) string {
 // interrupted ends a run the worker was told to stop: the issue goes back to
 // the trigger label and the worktree stays, with whatever it holds.
 func (r *run) interrupted(ctx context.Context) {
+	if jobTimedOut(ctx, r.job.stoppingChan()) && r.job.last() {
+		// No attempt is left to give the issue back to.
+		r.finish(ctx, outcome{category: JobTimeout})
+		return
+	}
 	ctx = context.WithoutCancel(ctx)
 	r.rec.State = StateInterrupted
 	r.rec.Summary = "stopped by the worker's shutdown"
@@ -644,7 +663,7 @@ func (r *run) interrupted(ctx context.Context) {
 // draft note, labels, the claim comment gone, the worktree removed (kept on
 // failure when configured, or while it holds uncommitted work).
 func (r *run) finish(ctx context.Context, out outcome) {
-	if out.pr == nil && ctx.Err() != nil {
+	if out.pr == nil && ctx.Err() != nil && out.category != JobTimeout {
 		// The failure is the shutdown's doing, not the issue's.
 		r.interrupted(ctx)
 		return
