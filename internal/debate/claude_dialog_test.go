@@ -1,16 +1,11 @@
 package debate_test
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/claudetest"
@@ -19,7 +14,6 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/modelserver"
 	"github.com/baton-cli/baton/internal/panes"
-	"github.com/baton-cli/baton/internal/tmux"
 )
 
 // TestStopLeavesClaudeCodeDialogAlone holds the real Claude Code at a
@@ -36,22 +30,7 @@ func TestStopLeavesClaudeCodeDialogAlone(t *testing.T) {
 	srv.Add(modelserver.Text("Done."))
 	e := claudetest.New(t, srv)
 	trustFolder(t, e)
-	c := tmux.Client{Socket: fmt.Sprintf("baton-claude-dialog-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6), Env: append(e.Environ(), "TERM=xterm-256color")}
-	pane, err := c.NewSession(t.Context(), "debate", 200, 50, tmux.Spawn{Dir: e.Dir, Command: []string{e.Bin, "--permission-mode", "default"}, Env: e.Environ()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := c.Run(t.Context(), "display-message", "-p", "-t", pane, "#{pane_pid}")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c.KillServer(context.Background())
-		n, _ := strconv.Atoi(pid)
-		for deadline := time.Now().Add(10 * time.Second); n > 0 && syscall.Kill(n, 0) == nil && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
+	c, pane := claudePane(t, e, "--permission-mode", "default")
 	registry := filepath.Join(t.TempDir(), "pane-state.json")
 	if err := panes.Update(registry, func(r panes.Registry) bool {
 		r[pane] = panes.Entry{Status: panes.Working, Dir: e.Dir}

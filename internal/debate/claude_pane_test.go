@@ -37,24 +37,7 @@ func TestTmuxSubmitsToClaudeCode(t *testing.T) {
 	}
 	e := claudetest.New(t, srv)
 	trustFolder(t, e)
-	c := tmux.Client{Socket: fmt.Sprintf("baton-claude-pane-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6), Env: append(e.Environ(), "TERM=xterm-256color")}
-	pane, err := c.NewSession(t.Context(), "debate", 200, 50, tmux.Spawn{Dir: e.Dir, Command: []string{e.Bin}, Env: e.Environ()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := c.Run(t.Context(), "display-message", "-p", "-t", pane, "#{pane_pid}")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Claude Code writes into its home until it has exited, and the home
-	// is removed after this cleanup.
-	t.Cleanup(func() {
-		c.KillServer(context.Background())
-		n, _ := strconv.Atoi(pid)
-		for deadline := time.Now().Add(10 * time.Second); n > 0 && syscall.Kill(n, 0) == nil && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
+	c, pane := claudePane(t, e)
 	// The first instruction goes in as soon as the pane exists, as start
 	// does when the agent's hook registers it: Deliver waits for the input
 	// box itself.
@@ -83,6 +66,31 @@ func TestTmuxSubmitsToClaudeCode(t *testing.T) {
 		// debate, where a round is written between two instructions.
 		waitPane(t, c, pane, "the answer", func(screen string) bool { return strings.Count(screen, "Noted.") == i+1 })
 	}
+}
+
+// claudePane starts Claude Code (with args) in a pane of a private tmux
+// server, without waiting for it, and stops the server after the test.
+func claudePane(t *testing.T, e *claudetest.Env, args ...string) (tmux.Client, string) {
+	t.Helper()
+	c := tmux.Client{Socket: fmt.Sprintf("baton-claude-pane-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6), Env: append(e.Environ(), "TERM=xterm-256color")}
+	pane, err := c.NewSession(t.Context(), "debate", 200, 50, tmux.Spawn{Dir: e.Dir, Command: append([]string{e.Bin}, args...), Env: e.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := c.Run(t.Context(), "display-message", "-p", "-t", pane, "#{pane_pid}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Claude Code writes into its home until it has exited, and the home
+	// is removed after this cleanup.
+	t.Cleanup(func() {
+		c.KillServer(context.Background())
+		n, _ := strconv.Atoi(pid)
+		for deadline := time.Now().Add(10 * time.Second); n > 0 && syscall.Kill(n, 0) == nil && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	return c, pane
 }
 
 // trustFolder writes the user settings that let Claude Code start in e.Dir
