@@ -24,17 +24,7 @@ func TestE2EInitToolsExist(t *testing.T) {
 		modelserver.Text("The queue runs on River."),
 	)
 	e, baton := e2eRepo(t, s)
-	runBaton := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(baton, args...)
-		cmd.Dir, cmd.Env = e.Dir, e.Environ()
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("baton %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	runBaton("init")
+	runBaton(t, e, baton, "init")
 	if out, err := exec.Command("git", "-C", e.Dir, "status", "--porcelain").CombinedOutput(); err != nil || len(out) > 0 {
 		t.Errorf("git status after baton init: %v\n%s; want nothing", err, out)
 	}
@@ -47,7 +37,7 @@ func TestE2EInitToolsExist(t *testing.T) {
 	if _, err := recall.AppendDecisions(files, recall.Decision{Date: time.Now().Format(recall.DateLayout), Summary: "Use River with SQLite for the job queue", Source: "issue", Issue: 12}); err != nil {
 		t.Fatal(err)
 	}
-	runBaton("context", "recall", "--quiet")
+	runBaton(t, e, baton, "context", "recall", "--quiet")
 
 	before := len(s.Requests())
 	s.Add(modelserver.Text("River with SQLite."))
