@@ -438,7 +438,6 @@ func (ix *Index) readHits(ctx context.Context, res *Results, page []scored, term
 	}
 	defer rows.Close()
 	hits := make(map[int64]Hit, len(page))
-	messages := make(map[int64]string, len(page))
 	for rows.Next() {
 		var h Hit
 		var id int64
@@ -458,43 +457,15 @@ func (ix *Index) readHits(ctx context.Context, res *Results, page []scored, term
 			}
 		}
 		hits[id] = h
-		if h.Kind == KindTranscript || h.Kind == KindJournal && (h.Event == "UserPromptSubmit" || h.Event == "Stop") {
-			messages[id] = h.Session + "\x00" + strings.TrimSpace(body)
-		}
 	}
 	if err := rows.Err(); err != nil {
 		return searchError(err)
 	}
-	// A prompt or an answer is kept both in its transcript and in the
-	// journal: it is one hit, the transcript's with the journal's
-	// worktree and branch, where the better ranked of the two was.
-	at := make(map[string]int, len(messages))
 	for _, s := range page {
-		h, ok := hits[s.id]
-		if !ok {
-			continue
-		}
-		h.Tier, h.Score = s.tier, -s.score
-		msg, isMsg := messages[s.id]
-		i, seen := at[msg]
-		if !isMsg || !seen {
-			if isMsg {
-				at[msg] = len(res.Hits)
-			}
+		if h, ok := hits[s.id]; ok {
+			h.Tier, h.Score = s.tier, -s.score
 			res.Hits = append(res.Hits, h)
-			continue
 		}
-		kept := &res.Hits[i]
-		if kept.Kind == h.Kind {
-			res.Hits = append(res.Hits, h) // the same text twice in one source
-			continue
-		}
-		if kept.Kind == KindJournal {
-			h.Tier, h.Score = kept.Tier, kept.Score
-			*kept, h = h, *kept
-		}
-		kept.Worktree = cmp.Or(kept.Worktree, h.Worktree)
-		kept.Branch = cmp.Or(kept.Branch, h.Branch)
 	}
 	return nil
 }

@@ -3,12 +3,8 @@ package index
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/baton-cli/baton/internal/journal"
 )
 
 // TestSearchLoanwords checks that a loanword finds what was written in the
@@ -52,33 +48,5 @@ func TestSearchLoanwords(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestSearchOneHitPerMessage: a prompt and an answer kept both in the
-// transcript and in the journal are one hit each, the transcript's, with
-// the journal's branch; a journal record of another text stays.
-func TestSearchOneHitPerMessage(t *testing.T) {
-	f := newFixture(t)
-	f.record(t,
-		journal.Record{TS: t0, Event: "UserPromptSubmit", Session: "s1", Worktree: "/repo", Branch: "feature/port", Prompt: "Which port does the server listen on?"},
-		journal.Record{TS: t0.Add(5 * time.Second), Event: "Stop", Session: "s1", Worktree: "/repo", Branch: "feature/port", Message: "The server listens on port 8081."},
-		journal.Record{TS: t0.Add(9 * time.Second), Event: "UserPromptSubmit", Session: "s1", Worktree: "/repo", Branch: "feature/port", Prompt: "Keep port 8081 in the config"},
-	)
-	if err := os.WriteFile(filepath.Join(f.transcripts, "s1.jsonl"), []byte(
-		msgLine("user", "2026-09-01T10:00:00.000Z", "Which port does the server listen on?")+"\n"+
-			msgLine("assistant", "2026-09-01T10:00:05.000Z", "The server listens on port 8081.")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ix := f.open(t)
-	r := search(t, ix, Query{Text: "port"})
-	var got []string
-	for _, h := range r.Hits {
-		got = append(got, string(h.Kind)+":"+h.Event+":"+h.Branch)
-	}
-	slices.Sort(got)
-	want := []string{"journal:UserPromptSubmit:feature/port", "transcript:assistant:feature/port", "transcript:user:feature/port"}
-	if !slices.Equal(got, want) {
-		t.Errorf("hits = %q; want %q", got, want)
 	}
 }
