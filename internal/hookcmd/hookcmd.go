@@ -12,6 +12,7 @@ package hookcmd
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,7 +50,10 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 		}
-		if err != nil {
+		// A folder nobody set up is not a problem to log: a hook
+		// installed for every project (baton init --user) runs in
+		// every folder, and would log a line for each call.
+		if err != nil && !errors.Is(err, hook.ErrNotSetUp) {
 			logger, closer := res.State.Logger(f.Getenv)
 			defer closer.Close()
 			logger.Error("hook failed", "event", cmp.Or(res.Payload.Event, o.Event), "session", res.Payload.SessionID, "err", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,5 +82,37 @@ func TestRunFailsOpen(t *testing.T) {
 				t.Errorf("baton.log = %q, %v; want %q in it", log, err, tt.wantLog)
 			}
 		})
+	}
+}
+
+// A hook installed for every project runs in folders nobody set up: it
+// records nothing there, answers nothing, and logs nothing either, or the
+// user-level log would grow by a line a call.
+func TestRunOutsideASetUpFolderIsQuiet(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "XDG_STATE_HOME": filepath.Join(home, ".state")}
+	for _, payload := range []string{
+		fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"SessionStart","source":"startup"}`, dir),
+		fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":"hello"}`, dir),
+	} {
+		var out, errOut bytes.Buffer
+		f := &cmdenv.Factory{
+			IO:         &cmdenv.IOStreams{In: strings.NewReader(payload), Out: &out, ErrOut: &errOut},
+			Getenv:     func(k string) string { return env[k] },
+			Environ:    func() []string { return nil },
+			Now:        time.Now,
+			Getwd:      func() (string, error) { return dir, nil },
+			Executable: func() (string, error) { return "", errors.New("no jobs in this test") },
+		}
+		Run(context.Background(), f, Options{})
+		if out.Len() > 0 || errOut.Len() > 0 {
+			t.Errorf("stdout %q, stderr %q; want nothing", out.String(), errOut.String())
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		t.Errorf("the hook made %s in a folder nobody set up", entries[0].Name())
+	}
+	if b, err := os.ReadFile(filepath.Join(home, ".state", "baton", "baton.log")); err == nil {
+		t.Errorf("user-level log = %q; want none", b)
 	}
 }
