@@ -167,7 +167,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 
 	add(logCheck(f, dir, lang))
 	if repoErr == nil {
-		add(archiveCheck(f, repo, dir, cfg, lang))
+		add(archiveCheck(ctx, f, repo, dir, cfg, lang))
 	}
 
 	tc, tcErr := chooseTracker(ctx, f, root, cfg)
@@ -242,7 +242,7 @@ const archiveWarnAhead = 7 * 24 * time.Hour
 
 // archiveCheck tells whether Claude Code's cleanup of old transcripts
 // (cleanupPeriodDays) would delete something baton keeps no copy of.
-func archiveCheck(f *Factory, repo gitrepo.Repo, dir state.Dir, cfg *config.Config, lang i18n.Lang) (string, string, string) {
+func archiveCheck(ctx context.Context, f *Factory, repo gitrepo.Repo, dir state.Dir, cfg *config.Config, lang i18n.Lang) (string, string, string) {
 	home := f.Getenv("HOME")
 	days, from := claudecode.CleanupPeriodDays(home, repo.Worktree)
 	if days <= 0 {
@@ -253,7 +253,7 @@ func archiveCheck(f *Factory, repo gitrepo.Repo, dir state.Dir, cfg *config.Conf
 	}
 	dest := index.ArchiveDir(dir)
 	cutoff := f.Now().Add(-time.Duration(days)*24*time.Hour + archiveWarnAhead)
-	n, oldest, err := index.Unarchived(index.TranscriptDirs(home, index.Worktrees(repo)), dest, cutoff)
+	n, oldest, err := index.Unarchived(ctx, index.TranscriptDirs(home, index.Worktrees(repo)), dest, cutoff)
 	switch {
 	case err != nil:
 		return "archive", checkWarn, err.Error()

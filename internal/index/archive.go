@@ -45,6 +45,29 @@ const archiveComment = "baton archive size="
 // whose path goes through a link below root is refused (safepath.ErrLink).
 func ArchiveTranscripts(ctx context.Context, dirs []string, root, dest string) (ArchiveResult, error) {
 	var res ArchiveResult
+	err := eachTranscript(ctx, dirs, dest, func(path, to string, _ fs.DirEntry) error {
+		copied, n, err := archiveOne(path, root, to)
+		switch {
+		case err != nil:
+			res.Failed = append(res.Failed, fmt.Sprintf("%s: %v", path, err))
+		case copied:
+			res.Copied = append(res.Copied, path)
+			res.Bytes += n
+		default:
+			res.Unchanged++
+		}
+		return nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("archive transcripts: %w", err)
+	}
+	return res, nil
+}
+
+// eachTranscript calls fn with every transcript under dirs and the path of
+// its copy in dest (<dest>/<dir's name>/<path under dir>.gz). A folder that
+// does not exist has none.
+func eachTranscript(ctx context.Context, dirs []string, dest string, fn func(path, to string, d fs.DirEntry) error) error {
 	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -63,24 +86,13 @@ func ArchiveTranscripts(ctx context.Context, dirs []string, root, dest string) (
 			if err != nil {
 				return err
 			}
-			to := filepath.Join(dest, filepath.Base(dir), rel+".gz")
-			copied, n, err := archiveOne(path, root, to)
-			switch {
-			case err != nil:
-				res.Failed = append(res.Failed, fmt.Sprintf("%s: %v", path, err))
-			case copied:
-				res.Copied = append(res.Copied, path)
-				res.Bytes += n
-			default:
-				res.Unchanged++
-			}
-			return nil
+			return fn(path, filepath.Join(dest, filepath.Base(dir), rel+".gz"), d)
 		})
 		if err != nil {
-			return res, fmt.Errorf("archive transcripts: %w", err)
+			return err
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // archiveOne copies one transcript when its copy is missing or stale.
@@ -158,38 +170,20 @@ func upToDate(to string, fi fs.FileInfo) bool {
 // Unarchived counts the transcripts under dirs last written before cutoff
 // whose copy in dest is missing or stale: the ones Claude Code's cleanup is
 // about to delete with nothing kept. oldest is the earliest time among them.
-func Unarchived(dirs []string, dest string, cutoff time.Time) (n int, oldest time.Time, err error) {
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil
-				}
-				return err
-			}
-			if !d.Type().IsRegular() || !strings.HasSuffix(path, ".jsonl") {
-				return nil
-			}
-			fi, err := d.Info()
-			if err != nil || !fi.ModTime().Before(cutoff) {
-				return nil
-			}
-			rel, err := filepath.Rel(dir, path)
-			if err != nil {
-				return err
-			}
-			if upToDate(filepath.Join(dest, filepath.Base(dir), rel+".gz"), fi) {
-				return nil
-			}
-			n++
-			if oldest.IsZero() || fi.ModTime().Before(oldest) {
-				oldest = fi.ModTime()
-			}
+func Unarchived(ctx context.Context, dirs []string, dest string, cutoff time.Time) (n int, oldest time.Time, err error) {
+	err = eachTranscript(ctx, dirs, dest, func(_, to string, d fs.DirEntry) error {
+		fi, err := d.Info()
+		if err != nil || !fi.ModTime().Before(cutoff) || upToDate(to, fi) {
 			return nil
-		})
-		if err != nil {
-			return n, oldest, fmt.Errorf("look for unarchived transcripts: %w", err)
 		}
+		n++
+		if oldest.IsZero() || fi.ModTime().Before(oldest) {
+			oldest = fi.ModTime()
+		}
+		return nil
+	})
+	if err != nil {
+		return n, oldest, fmt.Errorf("look for unarchived transcripts: %w", err)
 	}
 	return n, oldest, nil
 }

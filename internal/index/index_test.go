@@ -455,7 +455,7 @@ func TestUnarchived(t *testing.T) {
 	write("old.jsonl", 25*24*time.Hour)
 	write("recent.jsonl", 2*24*time.Hour)
 
-	n, oldest, err := Unarchived([]string{f.transcripts, filepath.Join(f.transcripts, "missing")}, dest, now.Add(-23*24*time.Hour))
+	n, oldest, err := Unarchived(context.Background(), []string{f.transcripts, filepath.Join(f.transcripts, "missing")}, dest, now.Add(-23*24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
