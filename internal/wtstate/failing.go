@@ -52,6 +52,9 @@ func ApplyFailing(list []Failure, r journal.Record) ([]Failure, bool) {
 // decided on a read, and again under the lock only when it does.
 func (d Dir) failing(r journal.Record) error {
 	if r.Event == "PostToolUse" {
+		if r.Exit == nil || *r.Exit != 0 {
+			return nil // only an exit 0 can take a command off the list
+		}
 		s, err := d.Read()
 		if err != nil {
 			return err
