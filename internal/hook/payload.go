@@ -160,7 +160,7 @@ func Parse(r io.Reader, want string) (Payload, error) {
 		return Payload{}, fmt.Errorf("%w: %v", ErrPayload, err)
 	}
 	switch {
-	case p.Event != "" && (len(p.Event) > MaxID || !isID(p.Event)):
+	case p.Event != "" && !isID(p.Event):
 		return Payload{}, fmt.Errorf("%w: hook_event_name of %d bytes is not an event name", ErrPayload, len(p.Event))
 	case p.Event == "" && want == "":
 		return Payload{}, fmt.Errorf("%w: no hook_event_name", ErrPayload)
