@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -134,7 +133,8 @@ func initMCP(ctx context.Context, f *Factory, repo gitrepo.Repo, repoErr error, 
 	out := f.IO.Out
 	path := filepath.Join(repo.Worktree, claudecode.MCPConfigFile)
 	local, _, _ := claudecode.SettingsPaths(f.Getenv("HOME"), repo.Worktree)
-	teams := !shared && tracked(ctx, repo.Worktree, claudecode.MCPConfigFile)
+	ours, err := repo.Tracked(ctx, path)
+	teams := !shared && err == nil && ours
 	if uninstall {
 		if ch, err := claudecode.UnapproveMCPServer(ctx, local, mcpserver.Name); err != nil {
 			return err
@@ -184,10 +184,4 @@ func initMCP(ctx context.Context, f *Factory, repo gitrepo.Repo, repoErr error, 
 		fmt.Fprintln(out, msgMCPApproved.Format(lang, local))
 	}
 	return nil
-}
-
-// tracked reports whether git tracks the file rel of the worktree at dir.
-func tracked(ctx context.Context, dir, rel string) bool {
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "ls-files", "--error-unmatch", "--", rel)
-	return cmd.Run() == nil
 }
