@@ -3,6 +3,7 @@ package recall
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/i18n"
@@ -19,19 +20,27 @@ const MCPServer = "baton"
 type Pulls struct {
 	// MCP is set when the agent has baton's MCP tools.
 	MCP bool
+	// lookup, when set, decides MCP the first time a name is printed.
+	lookup func() bool
 }
 
 // PullsFor returns the Pulls of an agent working in the project at root:
 // the MCP tools when root's .mcp.json registers baton mcp and a settings
 // file approves it (see claudecode.MCPServerEnabled), else the commands.
-// It reads a few small files.
+// The few small files that tell are read when a name is first printed, so
+// a prompt whose recall prints nothing reads none of them.
 func PullsFor(home, root string) Pulls {
-	return Pulls{MCP: root != "" && claudecode.MCPServerEnabled(home, root, MCPServer)}
+	return Pulls{lookup: sync.OnceValue(func() bool {
+		return root != "" && claudecode.MCPServerEnabled(home, root, MCPServer)
+	})}
 }
+
+// mcp reports whether the names are the MCP tools'.
+func (p Pulls) mcp() bool { return p.MCP || p.lookup != nil && p.lookup() }
 
 // Decisions names the pull of the approved decisions.
 func (p Pulls) Decisions() string {
-	if p.MCP {
+	if p.mcp() {
 		return "mcp__baton__decisions"
 	}
 	return "`baton context show --layer l3`"
@@ -39,7 +48,7 @@ func (p Pulls) Decisions() string {
 
 // Search names a search for query.
 func (p Pulls) Search(query string) string {
-	if p.MCP {
+	if p.mcp() {
 		return fmt.Sprintf("mcp__baton__search {\"query\": %q}", query)
 	}
 	return "`baton search '" + strings.ReplaceAll(query, "'", `'\''`) + "'`"
@@ -49,9 +58,9 @@ func (p Pulls) Search(query string) string {
 // when one is given.
 func (p Pulls) SessionLog(session string) string {
 	switch {
-	case p.MCP && session != "":
+	case p.mcp() && session != "":
 		return fmt.Sprintf("mcp__baton__session_log {\"session\": %q}", session)
-	case p.MCP:
+	case p.mcp():
 		return "mcp__baton__session_log"
 	}
 	return "`baton resume`"
@@ -70,7 +79,7 @@ var (
 
 // Line is the briefing's closing line on how to pull more.
 func (p Pulls) Line(lang i18n.Lang) string {
-	if p.MCP {
+	if p.mcp() {
 		return msgPullMCP.In(lang)
 	}
 	return msgPullCLI.In(lang)
