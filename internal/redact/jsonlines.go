@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // JSONLines redacts JSON Lines text (a transcript, a journal) so that it
@@ -56,7 +57,11 @@ func jsonLine(line []byte) []byte {
 }
 
 // redactValues redacts every string value in v, a decoded JSON value, and
-// sets *changed when one changes. Object keys are kept as they are.
+// sets *changed when one changes. Object keys are kept as they are. The
+// signature of a thinking block (and a redacted_thinking block's data) and
+// structural ids (see structural) are opaque values the API checks when a
+// session is resumed: they get only the scanner's token shapes, not the
+// high-entropy and key-name rules that any such value would trip.
 func redactValues(v any, changed *bool) any {
 	switch t := v.(type) {
 	case string:
@@ -69,6 +74,12 @@ func redactValues(v any, changed *bool) any {
 		}
 	case map[string]any:
 		for k, x := range t {
+			if str, ok := x.(string); ok && structural(t, k, str) {
+				r := scan(str)
+				*changed = *changed || r != str
+				t[k] = r
+				continue
+			}
 			if str, ok := x.(string); ok && secretKeyKind(k) != "" {
 				t[k] = redactField(k, str, changed)
 				continue
@@ -77,6 +88,22 @@ func redactValues(v any, changed *bool) any {
 		}
 	}
 	return v
+}
+
+// structural reports whether the string v at key k of object obj is an
+// opaque value of the transcript's structure: a thinking block's
+// signature, a redacted_thinking block's data, or an id (id, uuid, or a key
+// ending in Id, ID, _id or Uuid) that is one word.
+func structural(obj map[string]any, k, v string) bool {
+	switch k {
+	case "signature":
+		return obj["type"] == "thinking"
+	case "data":
+		return obj["type"] == "redacted_thinking"
+	}
+	id := k == "id" || k == "uuid" || strings.HasSuffix(k, "Id") || strings.HasSuffix(k, "ID") ||
+		strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "Uuid")
+	return id && len(v) <= 200 && !strings.ContainsAny(v, " \t\r\n")
 }
 
 // redactField redacts the string value of a key that names a secret as

@@ -45,6 +45,63 @@ func TestJSONLines(t *testing.T) {
 	}
 }
 
+// TestJSONLinesKeepsStructure: a thinking block's signature and the
+// transcript's ids are opaque values a resumed session sends back to the
+// API as they were, so they survive redaction; a token of a known shape in
+// them does not.
+func TestJSONLinesKeepsStructure(t *testing.T) {
+	sig := "EqQBCkgIARABGAIiQL2fP7gO5wJ1kZq9pY3xT6mV8nR4sL0cH2dF7jK9aB1eG3iU5oW8yQ6tZ4vX2nM0lP7rS9uE1wD3fA5gC8hJ=="
+	token := "ghp_" + strings.Repeat("aB3x", 9)
+	tests := []struct {
+		name, in string
+		keep     []string
+		drop     []string
+	}{
+		{
+			name: "thinking signature and ids",
+			in: `{"uuid":"7a8b9c0d-1e2f-4a3b-8c5d-6e7f8a9b0c1d","requestId":"req_011CVfKm8zQ4Xy7N2pLw3RtAq9Zb","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","content":[` +
+				`{"type":"thinking","thinking":"GITHUB_TOKEN=` + token + `","signature":"` + sig + `"},` +
+				`{"type":"tool_use","id":"toolu_01A09q90qw90lq917835lq9XkP7v","name":"Bash","input":{"command":"ls"}}]}}`,
+			keep: []string{sig, "req_011CVfKm8zQ4Xy7N2pLw3RtAq9Zb", "msg_01XFDUDYJgAACzvnptvVoYEL", "toolu_01A09q90qw90lq917835lq9XkP7v", "7a8b9c0d-1e2f-4a3b-8c5d-6e7f8a9b0c1d"},
+			drop: []string{token},
+		},
+		{
+			name: "redacted thinking data",
+			in:   `{"message":{"content":[{"type":"redacted_thinking","data":"` + sig + `"},{"type":"text","text":"key ` + token + `"}]}}`,
+			keep: []string{sig},
+			drop: []string{token},
+		},
+		{
+			name: "a token put where an id goes",
+			in:   `{"tool_use_id":"` + token + `","content":"x"}`,
+			drop: []string{token},
+		},
+		{
+			name: "a signature outside a thinking block",
+			in:   `{"type":"text","signature":"` + sig + `"}`,
+			drop: []string{sig},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := string(redact.JSONLines([]byte(tt.in)))
+			if !json.Valid([]byte(out)) {
+				t.Fatalf("JSONLines = %s; not JSON", out)
+			}
+			for _, k := range tt.keep {
+				if !strings.Contains(out, `"`+k+`"`) {
+					t.Errorf("JSONLines = %s; want %q kept", out, k)
+				}
+			}
+			for _, d := range tt.drop {
+				if strings.Contains(out, d) {
+					t.Errorf("JSONLines = %s; want %q redacted", out, d)
+				}
+			}
+		})
+	}
+}
+
 func TestJSONLinesDecodesWhatTheTextHides(t *testing.T) {
 	tests := []struct{ name, in, secret string }{
 		{"escaped non-ASCII", `{"type": "user", "message": {"content": "\u30d1\u30b9\u30ef\u30fc\u30c9\u306f Tr0ub4dor&3xyzQ \u3067\u3059"}}`, "Tr0ub4dor"},
