@@ -106,6 +106,9 @@ var (
 	msgFallbackTitle = i18n.Msg{JA: "【下書き】%s", EN: "Draft: %s"}
 	msgFallbackBody  = i18n.Msg{JA: "Closes #%d\n\nエージェントがプルリクエストを作らずに終了したため、baton worker がブランチのコミットからこのドラフトを作りました。エージェントの最後の回答:\n\n%s", EN: "Closes #%d\n\nThe agent ended without opening a pull request, so baton worker opened this draft from the branch's commits. The agent's last answer:\n\n%s"}
 	msgFailNoResume  = i18n.Msg{JA: "- **再開:** しませんでした。残り時間 %s が min_resume_minutes（%d 分）未満でした。", EN: "- **Resume:** skipped: %s of the budget left, less than min_resume_minutes (%d)."}
+	msgFailDraft     = i18n.Msg{JA: "- **ドラフト:** エージェントが残したコミットから %s を作りました。完了とは扱っていません。確認してください。", EN: "- **Draft:** baton opened %s from the commits the agent left; it does not count as done. Please review it."}
+	msgFailHeldBack  = i18n.Msg{JA: "- **保留したチェックポイント:** 次のファイルの変更に秘密情報が見つかったため、コミットも push もしていません（ワーカーのマシンにだけ残っています）: %s", EN: "- **Checkpoint held back:** the changes of these files hold a secret, so baton neither committed nor pushed them (they stay on the worker's machine only): %s"}
+	msgFailSkipped   = i18n.Msg{JA: "- **チェックポイントから除外:** %d MiB を超えるファイル: %s", EN: "- **Left out of checkpoints:** files over %d MiB: %s"}
 	msgFailRescue    = i18n.Msg{JA: "- **引き継ぎ:** %s", EN: "- **Rescue:** %s"}
 	msgDoneHeading   = i18n.Msg{JA: "## baton worker: プルリクエストができました", EN: "## baton worker: pull request opened"}
 	msgDonePR        = i18n.Msg{JA: "- **プルリクエスト:** %s", EN: "- **Pull request:** %s"}
@@ -206,6 +209,13 @@ type failure struct {
 	ResumeSkipped *resumeSkip
 	// Rescue says how a rescued run started.
 	Rescue string
+	// Draft is the draft pull request baton opened from what the agent
+	// left, when it did.
+	Draft string
+	// HeldBack names the files a checkpoint did not push for a secret
+	// found in them; SkippedFiles those it left out for their size.
+	HeldBack     []string
+	SkippedFiles []string
 }
 
 // failureComment renders the comment posted on an issue the worker gave up
@@ -234,6 +244,15 @@ func failureComment(lang i18n.Lang, c cleaner, f failure) string {
 	if f.Rescue != "" {
 		b.WriteString(msgFailRescue.Format(lang, neutralizeFences(textcut.OneLine(c.clean(f.Rescue)))) + "\n")
 	}
+	if f.Draft != "" {
+		b.WriteString(msgFailDraft.Format(lang, f.Draft) + "\n")
+	}
+	if len(f.HeldBack) > 0 {
+		b.WriteString(msgFailHeldBack.Format(lang, fileList(c, f.HeldBack)) + "\n")
+	}
+	if len(f.SkippedFiles) > 0 {
+		b.WriteString(msgFailSkipped.Format(lang, maxCheckpointFile>>20, fileList(c, f.SkippedFiles)) + "\n")
+	}
 	if f.WorktreeKept {
 		b.WriteString(msgFailWorktree.Format(lang, f.Branch) + "\n")
 	}
@@ -251,6 +270,20 @@ func failureComment(lang i18n.Lang, c cleaner, f failure) string {
 		b.WriteString("\n" + msgFailRelabel.Format(lang, f.Trigger) + "\n")
 	}
 	return capComment(b.String())
+}
+
+// fileList renders file names for a comment line, at most ten.
+func fileList(c cleaner, files []string) string {
+	const most = 10
+	var parts []string
+	for i, f := range files {
+		if i == most {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, "`"+strings.ReplaceAll(textcut.OneLine(c.clean(f)), "`", "'")+"`")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // exitText describes how the agent's runs ended.

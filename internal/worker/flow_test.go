@@ -231,21 +231,96 @@ func TestFlowNoFallbackWithoutCommits(t *testing.T) {
 	h.wantLabels(t, n, failedLabels, activeLabels)
 }
 
-func TestFlowCheckpointsUncommittedWork(t *testing.T) {
+// TestFlowCheckpointsLeakNothing runs agents that crash leaving work
+// uncommitted: the checkpoint commits it as the agent would (ignored and
+// oversized files left out, the repository's commit hook run) and pushes
+// it, unless it holds a secret; a draft opened from what a crash left is
+// not a run done.
+func TestFlowCheckpointsLeakNothing(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.addIssue("Add export", "body")
-	opts := h.options(t, "log,result=done", "log")
-	opts.Config.Worker.Agent.Command = shellAgent(t, `echo draft > notes.txt; echo '{"type":"result","is_error":false,"result":"x"}'`)
-	opts.Config.Worker.Execution.MinResumeMinutes = 240
-	rec := onlyRun(t, cycle(t, newWorker(t, opts)))
-	// The checkpoint at the end of the agent's run committed and pushed
-	// its work; the draft pull request is opened from it.
-	if got := h.git(t, h.bare, "show", rec.Branch+":notes.txt"); got != "draft" {
-		t.Errorf("notes.txt on the pushed branch = %q; want the agent's uncommitted work", got)
+	tests := []struct {
+		name   string
+		script string
+		// pushed are the files the run's branch on the remote holds beside
+		// the base's; nil: the branch is not pushed at all.
+		pushed  []string
+		comment []string
+	}{
+		{
+			name:    "secret in a scratch file",
+			script:  `echo draft > notes.txt; echo "GH_TOKEN=$GH_TOKEN" > debug.log; exit 1`,
+			comment: []string{"Checkpoint held back", "`debug.log (github)`"},
+		},
+		{
+			name: "ignored and large files",
+			script: `echo draft > notes.txt; echo "GH_TOKEN=$GH_TOKEN" > scratch.log
+				head -c 2000000 /dev/zero > big.bin; exit 3`,
+			pushed:  []string{".gitignore", "README.md", "notes.txt"},
+			comment: []string{"**Draft:**", "`big.bin`"},
+		},
 	}
-	if rec.State != StateDone || rec.PullRequest == nil || !rec.PullRequest.Fallback {
-		t.Errorf("run = %s %+v; want done with a draft from the checkpoint", rec.State, rec.PullRequest)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			// The repository ignores scratch files, and has a commit hook.
+			if err := os.WriteFile(filepath.Join(h.clone, ".gitignore"), []byte("scratch.*\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			h.git(t, h.clone, "add", ".gitignore")
+			h.git(t, h.clone, "commit", "-qm", "Ignore scratch files")
+			h.git(t, h.clone, "push", "-q", "origin", "HEAD:main")
+			hookRan := filepath.Join(h.home, "hook-ran")
+			hook := filepath.Join(h.clone, ".git", "hooks", "pre-commit")
+			if err := os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+hookRan+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			n := h.addIssue("Add export", "body")
+			opts := h.options(t, "", "")
+			opts.Config.Worker.Agent.Command = shellAgent(t, tt.script)
+			rec := onlyRun(t, cycle(t, newWorker(t, opts)))
+
+			if rec.State != StateFailed {
+				t.Errorf("run = %s %s; want failed: the agent crashed", rec.State, rec.Category)
+			}
+			h.wantLabels(t, n, failedLabels, append([]string{config.DefaultWorkerDone}, activeLabels...))
+			if tt.pushed == nil {
+				if h.remoteHas(rec.Branch) {
+					t.Errorf("remote has %s; want nothing pushed", rec.Branch)
+				}
+				if prs := h.gh.PullRequests(); len(prs) != 0 {
+					t.Errorf("pull requests = %+v; want none", prs)
+				}
+			} else {
+				got := strings.Fields(h.git(t, h.bare, "ls-tree", "-r", "--name-only", rec.Branch))
+				if !slices.Equal(got, tt.pushed) {
+					t.Errorf("files on the pushed branch = %v; want %v", got, tt.pushed)
+				}
+				if _, err := os.Stat(hookRan); err != nil {
+					t.Errorf("the pre-commit hook did not run for the checkpoint: %v", err)
+				}
+				if prs := h.gh.PullRequests(); len(prs) != 1 || !prs[0].Draft {
+					t.Errorf("pull requests = %+v; want the one draft", prs)
+				}
+			}
+			for _, ref := range strings.Fields(h.git(t, h.bare, "for-each-ref", "--format=%(refname)")) {
+				if strings.Contains(h.git(t, h.bare, "log", "-p", ref), h.gh.Token) {
+					t.Errorf("the token reached the remote on %s", ref)
+				}
+			}
+			comments := h.workerComments(n)
+			if len(comments) != 1 {
+				t.Fatalf("worker comments = %v; want the failure comment", comments)
+			}
+			for _, want := range tt.comment {
+				if !strings.Contains(comments[0].Body, want) {
+					t.Errorf("failure comment lacks %q:\n%s", want, comments[0].Body)
+				}
+			}
+			if strings.Contains(comments[0].Body, h.gh.Token) {
+				t.Errorf("the failure comment holds the token")
+			}
+		})
 	}
 }
 

@@ -65,11 +65,21 @@ func (g gitRunner) locked(ctx context.Context, repo string, args ...string) (str
 // run runs git in dir and returns its trimmed standard output. The error
 // holds the end of git's standard error.
 func (g gitRunner) run(ctx context.Context, dir string, args ...string) (string, error) {
+	out, err := g.output(ctx, dir, nil, args...)
+	return strings.TrimSpace(out), err
+}
+
+// output runs git in dir with stdin (nil: none) and returns its standard
+// output as it is.
+func (g gitRunner) output(ctx context.Context, dir string, stdin []byte, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(append([]string(nil), g.env...), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never")
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
@@ -83,7 +93,7 @@ func (g gitRunner) run(ctx context.Context, dir string, args ...string) (string,
 		}
 		return "", fmt.Errorf("git %s: %w: %s", args[0], err, msg)
 	}
-	return strings.TrimSpace(out.String()), nil
+	return out.String(), nil
 }
 
 // fetch brings the clone's origin up to date.
@@ -152,17 +162,69 @@ func (g gitRunner) remoteBranchExists(ctx context.Context, repo, branch string) 
 	return err == nil
 }
 
-// commitAll commits every change of the worktree, untracked files
-// included, skipping hooks. Without a git identity configured, the commit
-// is the worker's.
-func (g gitRunner) commitAll(ctx context.Context, dir, message string) error {
-	if _, err := g.run(ctx, dir, "add", "-A"); err != nil {
-		return err
+// maxCheckpointFile is the largest file a checkpoint commits: a bigger
+// one is a build output or a data dump, not the agent's work.
+const maxCheckpointFile = 1 << 20
+
+// stageWork stages the worktree's changes as the agent would commit them:
+// what .gitignore (and the user's excludes) leave out stays out, and files
+// over maxCheckpointFile are skipped and returned.
+func (g gitRunner) stageWork(ctx context.Context, dir string) (skipped []string, err error) {
+	out, err := g.output(ctx, dir, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return nil, err
 	}
-	args := []string{"commit", "-q", "--no-verify", "-m", message}
+	var paths []byte
+	fields := strings.Split(out, "\x00")
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 4 {
+			continue
+		}
+		xy, path := f[:2], f[3:]
+		names := []string{path}
+		if xy[0] == 'R' || xy[0] == 'C' {
+			// A rename's entry is followed by the name it had.
+			if i+1 < len(fields) {
+				i++
+				names = append(names, fields[i])
+			}
+		}
+		if info, err := os.Lstat(filepath.Join(dir, path)); err == nil && info.Mode().IsRegular() && info.Size() > maxCheckpointFile {
+			skipped = append(skipped, path)
+			continue
+		}
+		for _, n := range names {
+			paths = append(append(paths, n...), 0)
+		}
+	}
+	if len(paths) == 0 {
+		return skipped, nil
+	}
+	_, err = g.output(ctx, dir, paths, "--literal-pathspecs", "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul")
+	return skipped, err
+}
+
+// commitStaged commits what is staged, with the repository's own commit
+// hooks. Without a git identity configured, the commit is the worker's.
+func (g gitRunner) commitStaged(ctx context.Context, dir, message string) error {
+	args := []string{"commit", "-q", "-m", message}
 	if email, err := g.run(ctx, dir, "config", "user.email"); err != nil || email == "" {
 		args = append([]string{"-c", "user.name=baton worker", "-c", "user.email=baton-worker@localhost"}, args...)
 	}
 	_, err := g.run(ctx, dir, args...)
 	return err
+}
+
+// unstage empties the index back to HEAD; the files stay as they are.
+func (g gitRunner) unstage(ctx context.Context, dir string) error {
+	_, err := g.run(ctx, dir, "reset", "-q")
+	return err
+}
+
+// diff returns the patch of diffArgs (a range, or --cached), binary files
+// as text, so that what it adds can be scanned.
+func (g gitRunner) diff(ctx context.Context, dir string, diffArgs ...string) (string, error) {
+	args := append([]string{"-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--text", "-U0"}, diffArgs...)
+	return g.output(ctx, dir, nil, args...)
 }

@@ -54,6 +54,12 @@ type Record struct {
 	WorktreeKept bool `json:"worktree_kept,omitempty"`
 	// CommitsAhead is how many commits the branch has over the base.
 	CommitsAhead int `json:"commits_ahead,omitempty"`
+	// HeldBack names the files whose changes held a secret, with the
+	// kinds found ("debug.log (github)"): they were neither committed nor
+	// pushed by a checkpoint.
+	HeldBack []string `json:"held_back,omitempty"`
+	// SkippedFiles are files a checkpoint left out for their size.
+	SkippedFiles []string `json:"skipped_files,omitempty"`
 
 	StartedAt      time.Time `json:"started_at"`
 	Deadline       time.Time `json:"deadline,omitzero"`

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/baton-cli/baton/internal/config"
@@ -27,11 +28,17 @@ type run struct {
 	issue  *tracker.Issue
 	rec    *Record
 	job    *jobRun
+
+	// mu guards rec between the run and its checkpoints while the agent
+	// runs.
+	mu sync.Mutex
 }
 
 // save writes the run's record; a failure to write is logged, never fatal:
 // the run itself matters more than its record.
 func (r *run) save() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if err := r.w.store.Save(r.rec); err != nil {
 		r.w.log.Error("save run record", "run", r.rec.ID, "err", err)
 	}
@@ -458,7 +465,9 @@ func (r *run) agent(ctx context.Context, kind, prompt string, resume []string) A
 		Now:       r.w.opts.Now,
 		AfterFunc: r.w.opts.AfterFunc,
 		Started: func(pid int) {
+			r.mu.Lock()
 			r.rec.Attempts[idx].PID = pid
+			r.mu.Unlock()
 			r.save()
 		},
 	})
@@ -600,7 +609,7 @@ func (r *run) fallback(ctx context.Context) *PullRequestRef {
 		return nil
 	}
 	r.step("pull-request")
-	if err := r.w.git.push(ctx, rec.Worktree, rec.Branch); err != nil {
+	if err := r.push(ctx); err != nil {
 		r.problem("push "+rec.Branch, err)
 		return nil
 	}
@@ -625,6 +634,14 @@ func (r *run) fallback(ctx context.Context) *PullRequestRef {
 		return nil
 	}
 	return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: true, Fallback: true}
+}
+
+// draftURL is the URL of a fallback draft, or "".
+func draftURL(p *PullRequestRef) string {
+	if p == nil || !p.Fallback {
+		return ""
+	}
+	return p.URL
 }
 
 // blockQuote makes text a Markdown block quote.
@@ -675,6 +692,12 @@ func (r *run) finish(ctx context.Context, out outcome) {
 	rec.FinishedAt = r.w.opts.Now()
 	if out.err != nil {
 		r.problem(strings.ToLower(string(out.category)), out.err)
+	}
+	if out.pr != nil && out.pr.Fallback && out.category != NoLinkedPR {
+		// The agent did not end normally: a draft of what it left is a
+		// person's to look at, not a run done.
+		rec.PullRequest = out.pr
+		out.pr = nil
 	}
 	if out.pr != nil {
 		rec.State = StateDone
@@ -750,6 +773,9 @@ func (r *run) finish(ctx context.Context, out outcome) {
 			Trigger:        r.labels.Trigger,
 			ResumeSkipped:  out.resumeSkipped,
 			Rescue:         rec.RescueNote,
+			Draft:          draftURL(rec.PullRequest),
+			HeldBack:       rec.HeldBack,
+			SkippedFiles:   rec.SkippedFiles,
 		})
 	}
 	rec.LabelsPending = true

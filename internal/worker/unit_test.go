@@ -355,3 +355,30 @@ func BenchmarkRenderPrompt(b *testing.B) {
 		renderPrompt(tmpl, i18n.EN, d)
 	}
 }
+
+func TestSecretsIn(t *testing.T) {
+	token := "ghp_" + strings.Repeat("aB3x", 9)
+	tests := []struct {
+		name, patch string
+		want        []string
+	}{
+		{"none", "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new words\n", nil},
+		{"added line", "diff --git a/debug.log b/debug.log\nnew file mode 100644\n--- /dev/null\n+++ b/debug.log\n@@ -0,0 +1 @@\n+GH_TOKEN=" + token + "\n", []string{"debug.log (github)"}},
+		{"removed line only", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +0,0 @@\n-" + token + "\n", nil},
+		{"an added line that reads as a header", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+++ " + token + "\n", []string{"x (github)"}},
+		{"two files, one secret", "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -0,0 +1 @@\n+fine\ndiff --git a/b b/b\n--- a/b\n+++ b/b\n@@ -0,0 +1 @@\n+" + token + "\n", []string{"b (github)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := secretsIn(tt.patch)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("secretsIn = %q; want %q", got, tt.want)
+			}
+			for _, g := range got {
+				if strings.Contains(g, token) {
+					t.Errorf("secretsIn names the secret: %q", g)
+				}
+			}
+		})
+	}
+}
