@@ -102,6 +102,11 @@ type WorkerAgentSetup struct {
 	Args []string `yaml:"args"`
 	// Env holds variables added to the agent's environment.
 	Env map[string]string `yaml:"env"`
+	// PassEnv names more variables of the worker's environment that the
+	// agent gets, beyond the ones it always gets (PATH, HOME, language,
+	// git, GitHub, Anthropic and Claude Code variables, proxies). baton's
+	// own (BATON_…) are never passed.
+	PassEnv []string `yaml:"pass_env"`
 }
 
 // Worker defaults.

@@ -324,6 +324,48 @@ func TestFlowCheckpointsLeakNothing(t *testing.T) {
 	}
 }
 
+// TestFlowAgentEnvironmentIsAllowList: the agent gets what it needs of
+// the worker's environment and what the configuration adds, never the
+// queue's URL or another variable of baton's.
+func TestFlowAgentEnvironmentIsAllowList(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.addIssue("Add export", "body")
+	opts := h.options(t, "log,pr", "log")
+	opts.Environ = append(slices.Clone(opts.Environ),
+		"BATON_QUEUE_URL=postgres://baton:s3cret@db.example/queue",
+		"BATON_SLACK_TOKEN=xoxb-not-for-the-agent",
+		"AWS_SECRET_ACCESS_KEY=not-for-the-agent",
+		"LC_ALL=C.UTF-8",
+		"ANTHROPIC_API_KEY=sk-ant-for-the-agent",
+		"COMPANY_VAR=passed",
+		"BATON_OTHER=never")
+	opts.Config.Worker.Agent.PassEnv = []string{"COMPANY_VAR", "BATON_OTHER"}
+	rec := onlyRun(t, cycle(t, newWorker(t, opts)))
+	if rec.State != StateDone {
+		t.Fatalf("run = %s %s (errors %v); want done", rec.State, rec.Category, rec.Errors)
+	}
+	inv := readInvocations(t, h.agentLog())
+	if len(inv) != 1 {
+		t.Fatalf("agent ran %d times; want 1", len(inv))
+	}
+	got := map[string]string{}
+	for _, kv := range inv[0].Env {
+		k, v, _ := strings.Cut(kv, "=")
+		got[k] = v
+	}
+	for _, name := range []string{"PATH", "HOME", "GH_TOKEN", "GITHUB_API_URL", "GIT_CONFIG_GLOBAL", "LC_ALL", "ANTHROPIC_API_KEY", "COMPANY_VAR", "BATON_TEST_FIRST", "BATON_WORKER_RUN"} {
+		if _, ok := got[name]; !ok {
+			t.Errorf("agent environment lacks %s", name)
+		}
+	}
+	for _, name := range []string{"BATON_QUEUE_URL", "BATON_SLACK_TOKEN", "AWS_SECRET_ACCESS_KEY", "BATON_OTHER"} {
+		if v, ok := got[name]; ok {
+			t.Errorf("agent environment has %s=%s; want it left out", name, v)
+		}
+	}
+}
+
 func TestFlowClaimContest(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -38,6 +38,7 @@ type invocation struct {
 	Args   []string `json:"args"`
 	Prompt string   `json:"prompt"`
 	Dir    string   `json:"dir"`
+	Env    []string `json:"env"`
 }
 
 // fakeAgent runs the actions of one agent run:
@@ -66,7 +67,7 @@ func fakeAgent() int {
 		switch name {
 		case "":
 		case "log":
-			b, _ := json.Marshal(invocation{Args: os.Args[1:], Prompt: string(prompt), Dir: dir})
+			b, _ := json.Marshal(invocation{Args: os.Args[1:], Prompt: string(prompt), Dir: dir, Env: os.Environ()})
 			f, err := os.OpenFile(os.Getenv("BATON_TEST_LOG"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)

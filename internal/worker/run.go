@@ -488,11 +488,11 @@ func (r *run) agent(ctx context.Context, kind, prompt string, resume []string) A
 	return a
 }
 
-// agentEnv is the agent's environment: the worker's, the configured
-// variables, and the run's id.
+// agentEnv is the agent's environment: the worker's as far as the allow
+// list goes (see allowedEnv), the configured variables, and the run's id.
 func (r *run) agentEnv() []string {
 	cfg := r.w.opts.Config
-	env := append([]string(nil), r.w.opts.Environ...)
+	env := allowedEnv(r.w.opts.Environ, cfg.Worker.Agent.PassEnv)
 	for _, k := range sortedKeys(cfg.Worker.Agent.Env) {
 		env = append(env, k+"="+cfg.Worker.Agent.Env[k])
 	}

@@ -54,7 +54,8 @@ type Options struct {
 	// Home is the user's home folder: ~/ in paths, and removed from what
 	// is posted.
 	Home string
-	// Environ is the environment of git and the agent.
+	// Environ is the worker's environment; git and the agent get what
+	// the allow list keeps of it (see allowedEnv).
 	Environ []string
 	// Host names this machine in claim comments and records.
 	Host string
@@ -153,7 +154,7 @@ func New(opts Options) (*Worker, error) {
 	return &Worker{
 		opts:     opts,
 		store:    Store{Dir: opts.DataDir},
-		git:      gitRunner{env: opts.Environ, lockDir: filepath.Join(opts.DataDir, "locks")},
+		git:      gitRunner{env: allowedEnv(opts.Environ, opts.Config.Worker.Agent.PassEnv), lockDir: filepath.Join(opts.DataDir, "locks")},
 		clean:    cleaner{home: opts.Home},
 		log:      log,
 		riverLog: riverLog,
