@@ -14,6 +14,7 @@ require (
 	github.com/google/go-github/v84 v84.0.0
 	github.com/google/renameio/v2 v2.0.2
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/klauspost/compress v1.17.11
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/riverqueue/river v0.51.2

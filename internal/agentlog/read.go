@@ -1,0 +1,226 @@
+package agentlog
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Read reads the session file f from its start, calling fn for each record
+// in the order the session made them, and returns what the file says of its
+// session. fn's error stops the reading and is returned; ErrStop stops it
+// with no error. Malformed lines and record types this package does not
+// know are skipped; a compressed file cut short (still being written) ends
+// where it is cut.
+func Read(ctx context.Context, f File, fn func(*Session, *Record) error) (*Session, error) {
+	s := &Session{Agent: f.Agent, Path: f.Path, Cwd: f.Cwd}
+	if fn == nil {
+		fn = func(*Session, *Record) error { return nil }
+	}
+	var err error
+	switch {
+	case f.Agent == Codex:
+		var r io.Reader
+		var closeR func()
+		if r, closeR, err = open(f.Path); err != nil {
+			return s, err
+		}
+		err = readCodex(ctx, r, s, fn)
+		closeR()
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = nil
+		}
+		if err != nil && !errors.Is(err, ErrStop) {
+			err = fmt.Errorf("read session %s: %w", f.Path, err)
+		}
+	case f.Agent == Gemini && strings.HasSuffix(f.Path, ".json"):
+		err = readGeminiJSON(ctx, f.Path, s, fn)
+	case f.Agent == Gemini:
+		err = readGeminiLines(ctx, f.Path, s, fn)
+	default:
+		return s, fmt.Errorf("read session %s: %w %q", f.Path, ErrAgent, f.Agent)
+	}
+	if errors.Is(err, ErrStop) {
+		err = nil
+	}
+	return s, err
+}
+
+// ErrStop may be returned by Read's callback to stop reading early.
+var ErrStop = errors.New("stop reading")
+
+// Head reads a session file only as far as what it says of its session
+// (Codex's first line; a Gemini file's metadata and, for an old whole-file
+// session, its messages).
+func Head(ctx context.Context, f File) (*Session, error) {
+	return Read(ctx, f, func(*Session, *Record) error { return ErrStop })
+}
+
+// CodexHome is where the Codex CLI keeps its files: $CODEX_HOME, else
+// ~/.codex.
+func CodexHome(home, codexHome string) string {
+	if codexHome != "" {
+		return codexHome
+	}
+	return filepath.Join(home, ".codex")
+}
+
+// GeminiDir is where the Gemini CLI keeps its files: $GEMINI_CLI_HOME/.gemini,
+// else ~/.gemini.
+func GeminiDir(home, geminiHome string) string {
+	if geminiHome != "" {
+		home = geminiHome
+	}
+	return filepath.Join(home, ".gemini")
+}
+
+// CodexFiles lists the Codex CLI's session files under its home:
+// sessions/YYYY/MM/DD/rollout-*.jsonl and archived_sessions/rollout-*.jsonl,
+// each also as .jsonl.zst; where both a plain and a compressed file of the
+// same name exist the plain one is read. Missing folders are skipped.
+func CodexFiles(codexHome string) ([]File, error) {
+	var paths []string
+	for _, sub := range []string{"sessions", "archived_sessions"} {
+		root := filepath.Join(codexHome, sub)
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) || p != root {
+					return nil
+				}
+				return err
+			}
+			name := d.Name()
+			if d.Type().IsRegular() && strings.HasPrefix(name, "rollout-") && (strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zst")) {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list codex sessions: %w", err)
+		}
+	}
+	return preferred(Codex, paths, func(p string) string {
+		plain, _ := strings.CutSuffix(p, ".zst")
+		return plain
+	}), nil
+}
+
+// preferred makes Files of paths, sorted, leaving out each path for which
+// better names another path listed: the copy that wins over it.
+func preferred(a Agent, paths []string, better func(string) string) []File {
+	have := map[string]bool{}
+	for _, p := range paths {
+		have[p] = true
+	}
+	slices.Sort(paths)
+	var out []File
+	for _, p := range paths {
+		if b := better(p); b != p && have[b] {
+			continue
+		}
+		out = append(out, File{Agent: a, Path: p})
+	}
+	return out
+}
+
+// GeminiFiles lists the Gemini CLI's session files,
+// <gemini dir>/tmp/<project>/chats/session-*.jsonl (and older .json ones,
+// where no .jsonl of the same name was carried over). With projects it
+// lists those of the project folders given, each found through
+// projects.json (its short name) or as the hash of its path (older CLIs);
+// without, every project's, each File's Cwd read from the folder's
+// .project_root or projects.json when they say.
+func GeminiFiles(geminiDir string, projects []string) ([]File, error) {
+	tmp := filepath.Join(geminiDir, "tmp")
+	slugs := geminiProjects(geminiDir)
+	dirs := map[string]string{} // project folder -> cwd
+	if projects != nil {
+		for _, p := range projects {
+			p = filepath.Clean(p)
+			if slug := slugs[p]; slug != "" && safeName(slug) {
+				dirs[filepath.Join(tmp, slug)] = p
+			}
+			sum := sha256.Sum256([]byte(p))
+			dirs[filepath.Join(tmp, hex.EncodeToString(sum[:]))] = p
+		}
+	} else {
+		byslug := map[string]string{}
+		for p, slug := range slugs {
+			byslug[slug] = p
+		}
+		entries, err := os.ReadDir(tmp)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("list gemini sessions: %w", err)
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			d := filepath.Join(tmp, e.Name())
+			cwd := byslug[e.Name()]
+			if b, err := os.ReadFile(filepath.Join(d, ".project_root")); err == nil && len(b) < 4096 {
+				cwd = strings.TrimSpace(string(b))
+			}
+			dirs[d] = cwd
+		}
+	}
+	var out []File
+	for d, cwd := range dirs {
+		entries, err := os.ReadDir(filepath.Join(d, "chats"))
+		if err != nil {
+			continue
+		}
+		var paths []string
+		for _, e := range entries {
+			name := e.Name()
+			if e.Type().IsRegular() && strings.HasPrefix(name, "session-") && (strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".json")) {
+				paths = append(paths, filepath.Join(d, "chats", name))
+			}
+		}
+		// A carried-over session-x.json became session-x.jsonl.
+		for _, f := range preferred(Gemini, paths, func(p string) string {
+			if strings.HasSuffix(p, ".json") {
+				return p + "l"
+			}
+			return p
+		}) {
+			f.Cwd = cwd
+			out = append(out, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+// geminiProjects reads projects.json: project folder -> short name.
+func geminiProjects(geminiDir string) map[string]string {
+	b, err := os.ReadFile(filepath.Join(geminiDir, "projects.json"))
+	if err != nil || len(b) > 16<<20 {
+		return nil
+	}
+	var reg struct {
+		Projects map[string]string `json:"projects"`
+	}
+	if json.Unmarshal(b, &reg) != nil {
+		return nil
+	}
+	out := make(map[string]string, len(reg.Projects))
+	for p, slug := range reg.Projects {
+		out[filepath.Clean(p)] = slug
+	}
+	return out
+}
+
+// safeName is a folder name that stays in its folder.
+func safeName(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`) && !strings.ContainsRune(s, 0)
+}
