@@ -301,6 +301,8 @@ func TestGeminiFiles(t *testing.T) {
 	sum := sha256.Sum256([]byte("/work/old"))
 	hashed := hex.EncodeToString(sum[:])
 	writeFile(t, filepath.Join(dir, "projects.json"), `{"projects":{"/work/repo":"repo","/work/evil":"../../etc"}}`)
+	writeFile(t, filepath.Join(dir, "tmp/sub/chats/session-2025-09-10T10-00-ffff.jsonl"), "")
+	writeFile(t, filepath.Join(dir, "tmp/sub/.project_root"), "/work/repo/sub\n")
 	for _, p := range []string{
 		"tmp/repo/chats/session-2025-09-10T10-00-aaaa.jsonl",
 		"tmp/repo/chats/session-2025-09-01T10-00-bbbb.json",
@@ -329,11 +331,12 @@ func TestGeminiFiles(t *testing.T) {
 		"repo/chats/session-2025-08-01T10-00-cccc.json @/work/repo",
 		"repo/chats/session-2025-09-01T10-00-bbbb.jsonl @/work/repo",
 		"repo/chats/session-2025-09-10T10-00-aaaa.jsonl @/work/repo",
+		"sub/chats/session-2025-09-10T10-00-ffff.jsonl @/work/repo/sub",
 	}; !reflect.DeepEqual(got, want) {
 		t.Errorf("projects' files:\ngot  %q\nwant %q", got, want)
 	}
 	all := list(nil)
-	if len(all) != 5 || !strings.Contains(strings.Join(all, "\n"), "other/chats/session-2025-09-10T10-00-eeee.jsonl @/work/other") {
+	if len(all) != 6 || !strings.Contains(strings.Join(all, "\n"), "other/chats/session-2025-09-10T10-00-eeee.jsonl @/work/other") {
 		t.Errorf("every project's files: %q", all)
 	}
 }
@@ -365,5 +368,28 @@ func TestParseAgent(t *testing.T) {
 	}
 	if _, err := ParseAgent("cursor"); err == nil {
 		t.Error("ParseAgent(cursor) gave no error")
+	}
+}
+
+func TestFilesCodexByFolder(t *testing.T) {
+	home := t.TempDir()
+	meta := func(cwd string) string {
+		return rollLine("00:00", "session_meta", fmt.Sprintf(`{"id":"x","cwd":%q}`, cwd)) + rollLine("00:01", "event_msg", `{"type":"user_message","message":"hi"}`)
+	}
+	writeFile(t, filepath.Join(home, "sessions/2025/09/10/rollout-in.jsonl"), meta("/work/repo"))
+	writeFile(t, filepath.Join(home, "sessions/2025/09/10/rollout-below.jsonl"), meta("/work/repo/cmd"))
+	writeFile(t, filepath.Join(home, "sessions/2025/09/10/rollout-out.jsonl"), meta("/work/repo2"))
+	writeFile(t, filepath.Join(home, "archived_sessions/rollout-packed.jsonl.zst"), string(zst(t, []byte(meta("/work/repo")))))
+	files, err := Files(context.Background(), Codex, Dirs{Codex: home}, []string{"/work/repo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f.Path)+"@"+f.Cwd)
+	}
+	want := []string{"rollout-packed.jsonl.zst@/work/repo", "rollout-below.jsonl@/work/repo/cmd", "rollout-in.jsonl@/work/repo"}
+	if !reflect.DeepEqual(names, want) {
+		t.Errorf("Files = %q; want %q", names, want)
 	}
 }

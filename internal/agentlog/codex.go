@@ -126,10 +126,12 @@ type codexReader struct {
 	pending map[string]string
 	done    map[string]bool
 	fn      func(*Session, *Record) error
+	// head stops the reading at the session's metadata.
+	head bool
 }
 
-func readCodex(ctx context.Context, r io.Reader, s *Session, fn func(*Session, *Record) error) error {
-	c := &codexReader{s: s, pending: map[string]string{}, done: map[string]bool{}, fn: fn}
+func readCodex(ctx context.Context, r io.Reader, s *Session, head bool, fn func(*Session, *Record) error) error {
+	c := &codexReader{s: s, pending: map[string]string{}, done: map[string]bool{}, fn: fn, head: head}
 	return lines(ctx, r, c.line)
 }
 
@@ -218,6 +220,9 @@ func (c *codexReader) line(b []byte, off int64) error {
 			if m.Git != nil {
 				c.s.Branch, c.s.Commit = m.Git.Branch, m.Git.Commit
 			}
+		}
+		if c.head {
+			return ErrStop
 		}
 		return nil
 	case "turn_context":

@@ -22,6 +22,10 @@ import (
 // know are skipped; a compressed file cut short (still being written) ends
 // where it is cut.
 func Read(ctx context.Context, f File, fn func(*Session, *Record) error) (*Session, error) {
+	return read(ctx, f, false, fn)
+}
+
+func read(ctx context.Context, f File, head bool, fn func(*Session, *Record) error) (*Session, error) {
 	s := &Session{Agent: f.Agent, Path: f.Path, Cwd: f.Cwd}
 	if fn == nil {
 		fn = func(*Session, *Record) error { return nil }
@@ -34,7 +38,7 @@ func Read(ctx context.Context, f File, fn func(*Session, *Record) error) (*Sessi
 		if r, closeR, err = open(f.Path); err != nil {
 			return s, err
 		}
-		err = readCodex(ctx, r, s, fn)
+		err = readCodex(ctx, r, s, head, fn)
 		closeR()
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			err = nil
@@ -58,11 +62,56 @@ func Read(ctx context.Context, f File, fn func(*Session, *Record) error) (*Sessi
 // ErrStop may be returned by Read's callback to stop reading early.
 var ErrStop = errors.New("stop reading")
 
-// Head reads a session file only as far as what it says of its session
-// (Codex's first line; a Gemini file's metadata and, for an old whole-file
-// session, its messages).
+// Head reads a session file only as far as what it says of its session:
+// Codex's session_meta line, a Gemini file up to its first message.
 func Head(ctx context.Context, f File) (*Session, error) {
-	return Read(ctx, f, func(*Session, *Record) error { return ErrStop })
+	return read(ctx, f, true, func(*Session, *Record) error { return ErrStop })
+}
+
+// Dirs are where the CLIs keep their files.
+type Dirs struct {
+	// Codex is the Codex CLI's home (CodexHome), Gemini the Gemini CLI's
+	// folder (GeminiDir).
+	Codex, Gemini string
+}
+
+// DirsFrom finds the CLIs' folders from the environment: HOME, CODEX_HOME,
+// GEMINI_CLI_HOME.
+func DirsFrom(getenv func(string) string) Dirs {
+	home := getenv("HOME")
+	return Dirs{Codex: CodexHome(home, getenv("CODEX_HOME")), Gemini: GeminiDir(home, getenv("GEMINI_CLI_HOME"))}
+}
+
+// Files lists agent a's session files whose sessions ran in one of roots
+// or below (nil roots: every session's), sorted by path. A Codex file says
+// where it ran in its first line, which is read; one that cannot be read
+// is left out.
+func Files(ctx context.Context, a Agent, d Dirs, roots []string) ([]File, error) {
+	switch a {
+	case Codex:
+		files, err := CodexFiles(d.Codex)
+		if err != nil || roots == nil {
+			return files, err
+		}
+		var out []File
+		for _, f := range files {
+			s, err := Head(ctx, f)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue
+			}
+			if Within(s.Cwd, roots) {
+				f.Cwd = s.Cwd
+				out = append(out, f)
+			}
+		}
+		return out, nil
+	case Gemini:
+		return GeminiFiles(d.Gemini, roots)
+	}
+	return nil, fmt.Errorf("list sessions: %w %q", ErrAgent, a)
 }
 
 // CodexHome is where the Codex CLI keeps its files: $CODEX_HOME, else
@@ -134,55 +183,46 @@ func preferred(a Agent, paths []string, better func(string) string) []File {
 
 // GeminiFiles lists the Gemini CLI's session files,
 // <gemini dir>/tmp/<project>/chats/session-*.jsonl (and older .json ones,
-// where no .jsonl of the same name was carried over). With projects it
-// lists those of the project folders given, each found through
-// projects.json (its short name) or as the hash of its path (older CLIs);
-// without, every project's, each File's Cwd read from the folder's
-// .project_root or projects.json when they say.
-func GeminiFiles(geminiDir string, projects []string) ([]File, error) {
+// where no .jsonl of the same name was carried over), each with the folder
+// its project is: the one projects.json names for the project's short
+// name, or its .project_root marker, or, for the hashed folders of older
+// CLIs, the folder of roots whose path hashes to the name. With roots only
+// the sessions that ran in one of them or below are listed.
+func GeminiFiles(geminiDir string, roots []string) ([]File, error) {
 	tmp := filepath.Join(geminiDir, "tmp")
-	slugs := geminiProjects(geminiDir)
-	dirs := map[string]string{} // project folder -> cwd
-	if projects != nil {
-		for _, p := range projects {
-			p = filepath.Clean(p)
-			if slug := slugs[p]; slug != "" && safeName(slug) {
-				dirs[filepath.Join(tmp, slug)] = p
-			}
-			sum := sha256.Sum256([]byte(p))
-			dirs[filepath.Join(tmp, hex.EncodeToString(sum[:]))] = p
-		}
-	} else {
-		byslug := map[string]string{}
-		for p, slug := range slugs {
-			byslug[slug] = p
-		}
-		entries, err := os.ReadDir(tmp)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("list gemini sessions: %w", err)
-		}
-		for _, e := range entries {
-			if !e.IsDir() {
-				continue
-			}
-			d := filepath.Join(tmp, e.Name())
-			cwd := byslug[e.Name()]
-			if b, err := os.ReadFile(filepath.Join(d, ".project_root")); err == nil && len(b) < 4096 {
-				cwd = strings.TrimSpace(string(b))
-			}
-			dirs[d] = cwd
-		}
+	byName := map[string]string{}
+	for p, slug := range geminiProjects(geminiDir) {
+		byName[slug] = p
+	}
+	for _, r := range roots {
+		sum := sha256.Sum256([]byte(filepath.Clean(r)))
+		byName[hex.EncodeToString(sum[:])] = filepath.Clean(r)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("list gemini sessions: %w", err)
 	}
 	var out []File
-	for d, cwd := range dirs {
-		entries, err := os.ReadDir(filepath.Join(d, "chats"))
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		d := filepath.Join(tmp, e.Name())
+		cwd := byName[e.Name()]
+		if b, err := os.ReadFile(filepath.Join(d, ".project_root")); err == nil && len(b) < 4096 {
+			cwd = strings.TrimSpace(string(b))
+		}
+		if roots != nil && !Within(cwd, roots) {
+			continue
+		}
+		chats, err := os.ReadDir(filepath.Join(d, "chats"))
 		if err != nil {
 			continue
 		}
 		var paths []string
-		for _, e := range entries {
-			name := e.Name()
-			if e.Type().IsRegular() && strings.HasPrefix(name, "session-") && (strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".json")) {
+		for _, c := range chats {
+			name := c.Name()
+			if c.Type().IsRegular() && strings.HasPrefix(name, "session-") && (strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".json")) {
 				paths = append(paths, filepath.Join(d, "chats", name))
 			}
 		}
@@ -218,9 +258,4 @@ func geminiProjects(geminiDir string) map[string]string {
 		out[filepath.Clean(p)] = slug
 	}
 	return out
-}
-
-// safeName is a folder name that stays in its folder.
-func safeName(s string) bool {
-	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`) && !strings.ContainsRune(s, 0)
 }
