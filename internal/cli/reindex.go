@@ -129,11 +129,16 @@ func indexSources(f *Factory, w workspace, cfg *config.Config) index.Sources {
 // workspaceTranscriptDirs are the transcript folders of every worktree of
 // the repository (of the folder itself outside one).
 func workspaceTranscriptDirs(f *Factory, w workspace, home string) []string {
-	worktrees := []string{w.root}
+	return index.TranscriptDirs(home, workspaceWorktrees(f, w))
+}
+
+// workspaceWorktrees are the repository's worktrees, or outside git the
+// project folder.
+func workspaceWorktrees(f *Factory, w workspace) []string {
 	if repo, err := f.Repo(); err == nil {
-		worktrees = index.Worktrees(repo)
+		return index.Worktrees(repo)
 	}
-	return index.TranscriptDirs(home, worktrees)
+	return []string{w.root}
 }
 
 // openIndex opens the repository's index, saying so when a damaged one was

@@ -42,8 +42,20 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"repeat": cmdRepeat,
+			"expand": cmdExpand,
 		},
 	})
+}
+
+// cmdExpand copies a file with $NAME and ${NAME} replaced by the script's
+// environment: expand src dst.
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: expand src dst")
+	}
+	data := ts.ReadFile(args[0])
+	ts.Check(os.MkdirAll(filepath.Dir(ts.MkAbs(args[1])), 0o755))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(os.Expand(data, ts.Getenv)), 0o644))
 }
 
 // cmdRepeat writes a file of many lines: repeat N file line, each line with

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/baton-cli/baton/internal/agentlog"
 	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
@@ -27,8 +29,10 @@ type UsageOptions struct {
 	Since                   string
 	JSON                    bool
 	// All reads every project's transcripts, not only this repository's.
-	All  bool
-	Lang string
+	All bool
+	// Agents are the agents counted: claude, codex, gemini or all.
+	Agents []string
+	Lang   string
 }
 
 // NewCmdUsage builds `baton usage`.
@@ -36,12 +40,15 @@ func NewCmdUsage(f *Factory, runF func(context.Context, *UsageOptions) error) *c
 	opts := &UsageOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "usage",
-		Short: "Show the tokens Claude Code sessions used, per day, session or month",
+		Short: "Show the tokens Claude Code, Codex CLI and Gemini CLI sessions used, per day, session or month",
 		Long: "Counts input, output, cache-creation and cache-read tokens per day (default), session or\n" +
 			"month, and per model, from the transcripts of this repository's worktrees (and their\n" +
 			"archived copies); --all reads every project. A response written several times (one line\n" +
-			"per content block, a resumed session's copy, a sidechain replay) is counted once.",
-		Example: "  baton usage\n  baton usage --session --since 7d\n  baton usage --monthly --all --json",
+			"per content block, a resumed session's copy, a sidechain replay) is counted once.\n" +
+			"--agent codex or gemini counts the Codex CLI's or the Gemini CLI's sessions that ran in\n" +
+			"the repository's worktrees instead (cached input as cache read, reasoning tokens inside\n" +
+			"output); --agent all counts every agent, one table each.",
+		Example: "  baton usage\n  baton usage --session --since 7d\n  baton usage --monthly --all --json\n  baton usage --agent codex\n  baton usage --agent all --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -57,6 +64,7 @@ func NewCmdUsage(f *Factory, runF func(context.Context, *UsageOptions) error) *c
 	fl.StringVar(&opts.Since, "since", "", "only usage since then: 7d, 12h, 2026-09-01")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
 	fl.BoolVar(&opts.All, "all", false, "every project's transcripts, not only this repository's")
+	fl.StringSliceVar(&opts.Agents, "agent", []string{"claude"}, "the agents counted: claude, codex, gemini or all")
 	fl.StringVar(&opts.Lang, "lang", "", "message language: ja or en")
 	cmd.MarkFlagsMutuallyExclusive("daily", "session", "monthly")
 	return cmd
@@ -70,7 +78,36 @@ var (
 	msgUsageTotal       = i18n.Msg{JA: "合計", EN: "Total"}
 	msgUsageNone        = i18n.Msg{JA: "トランスクリプトに使用量の記録がありません（%d ファイルを読みました）", EN: "no usage recorded in the transcripts (%d files read)"}
 	msgBadSince         = i18n.Msg{JA: "--since %q を解釈できません: 7d、12h、2026-09-01 のように指定してください", EN: "cannot read --since %q: give 7d, 12h or 2026-09-01"}
+	msgBadAgent         = i18n.Msg{JA: "--agent %q を解釈できません: claude、codex、gemini、all のいずれかを指定してください", EN: "cannot read --agent %q: give claude, codex, gemini or all"}
+	msgUsageAgentNone   = i18n.Msg{JA: "%s のセッションに使用量の記録がありません（%d ファイルを読みました）", EN: "no usage recorded in %s sessions (%d files read)"}
 )
+
+// agentNames are the agents' names as reports show them.
+var agentNames = map[agentlog.Agent]string{agentlog.Claude: "Claude Code", agentlog.Codex: "Codex CLI", agentlog.Gemini: "Gemini CLI"}
+
+// parseAgents reads --agent's values: names, comma lists, or all.
+func parseAgents(vals []string) ([]agentlog.Agent, error) {
+	var out []agentlog.Agent
+	for _, v := range vals {
+		if strings.TrimSpace(v) == "all" {
+			return agentlog.Agents, nil
+		}
+		a, err := agentlog.ParseAgent(v)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// agentReport is one agent's usage, as --json prints it for several.
+type agentReport struct {
+	Agent agentlog.Agent `json:"agent"`
+	*usage.Report
+}
 
 // usageMemoryLimit keeps the garbage collector working harder than it would
 // by default before the heap outgrows what counting needs.
@@ -92,6 +129,10 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 			return flagError{errors.New(msgBadSince.Format(lang, opts.Since))}
 		}
 	}
+	agents, err := parseAgents(opts.Agents)
+	if err != nil {
+		return flagError{errors.New(msgBadAgent.Format(lang, strings.Join(opts.Agents, ",")))}
+	}
 	by := usage.Daily
 	switch {
 	case opts.Session:
@@ -99,26 +140,66 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 	case opts.Monthly:
 		by = usage.Monthly
 	}
-	dirs := usageDirs(f, w, opts.All)
-	files, err := usage.Files(dirs...)
-	if err != nil {
-		return err
-	}
+	uopts := usage.Options{By: by, Loc: time.Local, Since: since}
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(usageMemoryLimit))
-	rep, err := usage.Scan(ctx, files, usage.Options{By: by, Loc: time.Local, Since: since})
-	if err != nil {
-		return err
+	var reps []agentReport
+	for _, a := range agents {
+		rep, err := scanUsage(ctx, f, w, a, opts.All, uopts)
+		if err != nil {
+			return err
+		}
+		reps = append(reps, agentReport{a, rep})
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(f.IO.Out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if len(reps) == 1 {
+			return enc.Encode(reps[0].Report)
+		}
+		return enc.Encode(map[string][]agentReport{"agents": reps})
 	}
-	if len(rep.Rows) == 0 {
-		fmt.Fprintln(f.IO.ErrOut, msgUsageNone.Format(lang, rep.Files))
-		return nil
+	for i, r := range reps {
+		if len(reps) > 1 {
+			if i > 0 {
+				fmt.Fprintln(f.IO.Out)
+			}
+			fmt.Fprintf(f.IO.Out, "%s\n", agentNames[r.Agent])
+		}
+		if len(r.Rows) == 0 {
+			if r.Agent == agentlog.Claude {
+				fmt.Fprintln(f.IO.ErrOut, msgUsageNone.Format(lang, r.Files))
+			} else {
+				fmt.Fprintln(f.IO.ErrOut, msgUsageAgentNone.Format(lang, agentNames[r.Agent], r.Files))
+			}
+			continue
+		}
+		if err := writeUsage(f.IO.Out, r.Report, lang); err != nil {
+			return err
+		}
 	}
-	return writeUsage(f.IO.Out, rep, lang)
+	return nil
+}
+
+// scanUsage counts one agent's usage: Claude Code's transcripts, or the
+// other CLIs' sessions that ran in the repository's worktrees (with all,
+// every one of them).
+func scanUsage(ctx context.Context, f *Factory, w workspace, a agentlog.Agent, all bool, opts usage.Options) (*usage.Report, error) {
+	if a == agentlog.Claude {
+		files, err := usage.Files(usageDirs(f, w, all)...)
+		if err != nil {
+			return nil, err
+		}
+		return usage.Scan(ctx, files, opts)
+	}
+	var roots []string
+	if !all {
+		roots = workspaceWorktrees(f, w)
+	}
+	files, err := agentlog.Files(ctx, a, agentlog.DirsFrom(f.Getenv), roots)
+	if err != nil {
+		return nil, err
+	}
+	return usage.ScanAgent(ctx, files, opts)
 }
 
 // usageDirs are the folders `baton usage` reads: the repository's
