@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -89,7 +88,13 @@ func heldOutIndex(t *testing.T) *index.Index {
 		t.Fatalf("no transcripts in %s: %v", heldOutDir, err)
 	}
 	for _, src := range files {
-		copyFile(t, src, filepath.Join(dirs[0], filepath.Base(src)))
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dirs[0], filepath.Base(src)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	st := state.At(worktree)
 	if err := os.MkdirAll(st.Root, 0o755); err != nil {
@@ -108,26 +113,6 @@ func heldOutIndex(t *testing.T) *index.Index {
 		t.Fatal(err)
 	}
 	return ix
-}
-
-func copyFile(t *testing.T, src, dst string) {
-	t.Helper()
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // sessionRank is where session comes among the sessions of the hits, in
