@@ -1,0 +1,189 @@
+package teammem
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/baton-cli/baton/internal/atomicfile"
+	"github.com/baton-cli/baton/internal/safepath"
+)
+
+// Visible returns the entries that are not retracted, without the
+// retractions and pickups themselves, oldest first; and the ids that
+// retractions hide.
+func Visible(es []Entry) (visible []Entry, hidden map[string]bool) {
+	hidden = map[string]bool{}
+	for _, e := range es {
+		if e.Kind == KindRetract {
+			hidden[e.Target] = true
+		}
+	}
+	for _, e := range es {
+		if e.Kind != KindRetract && e.Kind != KindPickup && !hidden[e.ID] {
+			visible = append(visible, e)
+		}
+	}
+	slices.SortStableFunc(visible, func(a, b Entry) int { return a.TS.Compare(b.TS) })
+	return visible, hidden
+}
+
+// PickedUp returns the pickups of a handoff, oldest first.
+func PickedUp(es []Entry, handoff string) []Entry {
+	var out []Entry
+	for _, e := range es {
+		if e.Kind == KindPickup && e.Target == handoff {
+			out = append(out, e)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Entry) int { return a.TS.Compare(b.TS) })
+	return out
+}
+
+// Limits of the view the session-start hook reads.
+const (
+	// ViewDecisions is how many of the newest teammates' decisions the
+	// view keeps: far more than a briefing's budget holds.
+	ViewDecisions = 200
+	// ViewBranches is how many branches' states it keeps, the newest.
+	ViewBranches = 200
+)
+
+// View is what a briefing shows of the shared memory, written by a sync so
+// that the session-start hook reads one small file and runs no git.
+type View struct {
+	SyncedAt time.Time `json:"synced_at"`
+	// Decisions are the newest teammates' decisions, oldest first.
+	Decisions []Entry `json:"decisions"`
+	// Branches are the newest state of each branch someone else left,
+	// by branch.
+	Branches map[string]Entry `json:"branches"`
+	// Hidden are the ids retractions hide: this clone's own decisions too.
+	Hidden []string `json:"hidden,omitempty"`
+	// Handoffs are the sessions handed off and not picked up yet, oldest
+	// first.
+	Handoffs []Entry `json:"handoffs,omitempty"`
+}
+
+// MakeView builds the view of entries for machine (whose own entries are
+// in its local files already).
+func MakeView(es []Entry, machine string, now time.Time) View {
+	v := View{SyncedAt: now, Branches: map[string]Entry{}}
+	visible, hidden := Visible(es)
+	for id := range hidden {
+		v.Hidden = append(v.Hidden, id)
+	}
+	slices.Sort(v.Hidden)
+	var branches []Entry
+	for _, e := range visible {
+		mine := e.Machine == machine
+		switch e.Kind {
+		case KindDecision:
+			if !mine {
+				v.Decisions = append(v.Decisions, e)
+			}
+		case KindBranch:
+			if !mine {
+				branches = append(branches, e)
+			}
+		case KindHandoff:
+			if len(PickedUp(es, e.ID)) == 0 {
+				v.Handoffs = append(v.Handoffs, e)
+			}
+		}
+	}
+	if n := len(v.Decisions); n > ViewDecisions {
+		v.Decisions = v.Decisions[n-ViewDecisions:]
+	}
+	for _, e := range branches {
+		v.Branches[e.Branch] = e // newest wins: visible is oldest first
+	}
+	if len(v.Branches) > ViewBranches {
+		keep := slices.SortedFunc(maps.Values(v.Branches), func(a, b Entry) int { return cmp.Compare(b.TS.UnixNano(), a.TS.UnixNano()) })[:ViewBranches]
+		v.Branches = map[string]Entry{}
+		for _, e := range keep {
+			v.Branches[e.Branch] = e
+		}
+	}
+	return v
+}
+
+// Dir is the folder of a repository's view files, under its state folder.
+type Dir struct {
+	// Base is the folder trusted above it (links under it are refused);
+	// Path the folder itself.
+	Base, Path string
+}
+
+func (d Dir) view() string   { return filepath.Join(d.Path, "view.json") }
+func (d Dir) status() string { return filepath.Join(d.Path, "sync.json") }
+
+// WriteView replaces the view file.
+func (d Dir) WriteView(v View) error {
+	return d.write(d.view(), v)
+}
+
+func (d Dir) write(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := safepath.MkdirAll(d.Base, d.Path, 0o700); err != nil {
+		return fmt.Errorf("shared memory folder: %w", err)
+	}
+	return atomicfile.WriteIn(d.Base, path, b, 0o600)
+}
+
+// maxViewFile bounds what ReadView reads: a view of the limits above is a
+// few hundred kilobytes at most.
+const maxViewFile = 4 << 20
+
+// ReadView reads the view; a clone that never synced has the zero View.
+func (d Dir) ReadView() (View, error) {
+	var v View
+	err := d.read(d.view(), &v)
+	return v, err
+}
+
+func (d Dir) read(path string, v any) error {
+	b, err := safepath.ReadFile(d.Base, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(b) > maxViewFile {
+		return fmt.Errorf("%s: too large", path)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// Status is what the last sync did, for `baton doctor`.
+type Status struct {
+	At      time.Time `json:"at"`
+	Came    int       `json:"came"`
+	Went    int       `json:"went"`
+	Entries int       `json:"entries"`
+	Refused []string  `json:"refused,omitempty"`
+	Error   string    `json:"error,omitempty"`
+}
+
+// WriteStatus replaces the status file.
+func (d Dir) WriteStatus(s Status) error { return d.write(d.status(), s) }
+
+// ReadStatus reads the status file; the zero Status when there is none.
+func (d Dir) ReadStatus() (Status, error) {
+	var s Status
+	err := d.read(d.status(), &s)
+	return s, err
+}
