@@ -400,10 +400,11 @@ func (s *Store) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	return b[id], nil
 }
 
-// backoff waits a random while that grows with each try, so that clones
-// pushing at once stop meeting.
+// backoff waits a random while up to a bound that doubles with each try
+// (100 ms, 200 ms, … at most 3 s), so that clones pushing at once stop
+// meeting.
 func backoff(ctx context.Context, try int) error {
-	d := time.Duration(rand.Int64N(int64(50*time.Millisecond) * int64(try+1)))
+	d := time.Duration(rand.Int64N(int64(min(100*time.Millisecond<<min(try, 5), 3*time.Second))))
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
