@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,7 @@ type Config struct {
 	Tracker   Tracker   `yaml:"tracker"`
 	Decisions Decisions `yaml:"decisions"`
 	Archive   Archive   `yaml:"archive"`
+	Memory    Memory    `yaml:"memory"`
 
 	// Trusted lists the repositories whose .baton.yaml the person trusted
 	// (`baton trust`). Only the user's own file can set it.
@@ -156,6 +158,13 @@ func load(own []string, root string) (*Config, error) {
 		files = append(files, loaded{p, n})
 	}
 	if root != "" {
+		own := c.Memory
+		own.Kinds = slices.Clone(own.Kinds)
+		if own.Share != nil {
+			// decode writes through the pointer
+			share := *own.Share
+			own.Share = &share
+		}
 		p := filepath.Join(root, RepoFile)
 		b, n, err := read(p)
 		if err != nil {
@@ -169,6 +178,9 @@ func load(own []string, root string) (*Config, error) {
 			c.Repo.Ignored = guard(n, c.Repo.Trust == RepoTrusted)
 			if err := decode(n, c, p); err != nil {
 				return nil, err
+			}
+			for _, k := range c.narrowMemory(own) {
+				c.Repo.Ignored = append(c.Repo.Ignored, IgnoredSetting{Key: k, Line: keyLine(n, k)})
 			}
 			files = append(files, loaded{p, n})
 		}
@@ -268,6 +280,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.Tracker.validate(); err != nil {
+		return err
+	}
+	if err := c.Memory.validate(); err != nil {
 		return err
 	}
 	if err := c.Decisions.validate(); err != nil {
