@@ -111,6 +111,10 @@ func (d Dir) Index() string    { return filepath.Join(d.Root, "index.db") }
 func (d Dir) Log() string      { return filepath.Join(d.Root, "baton.log") }
 func (d Dir) Archive() string  { return filepath.Join(d.Root, "archive") }
 
+// Shared holds what the last sync of the shared memory left for the hooks
+// to read (package teammem).
+func (d Dir) Shared() string { return filepath.Join(d.Root, "shared") }
+
 // Worktrees is the folder of the per-worktree files.
 func (d Dir) Worktrees() string { return filepath.Join(d.Root, "worktrees") }
 

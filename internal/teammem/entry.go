@@ -25,6 +25,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/baton-cli/baton/internal/recall"
 )
 
 // The kinds of entry.
@@ -191,4 +193,35 @@ func encodeLines(es []Entry) []byte {
 		b = append(append(b, line...), '\n')
 	}
 	return b
+}
+
+// Describe is the entry in one line for people: its kind's main text.
+func Describe(e Entry) string {
+	switch e.Kind {
+	case KindDecision:
+		if e.Slug != "" {
+			return e.Slug + ": " + e.Summary
+		}
+		return e.Summary
+	case KindSummary, KindBranch, KindHandoff:
+		s := e.Task
+		if e.Branch != "" {
+			s = e.Branch + ": " + s
+		}
+		return s
+	}
+	return e.Kind + " " + ShortID(e.Target)
+}
+
+// FromDecision is the shared entry of an approved decision of the local
+// log. Its id does not depend on who shares it, so a clone can tell which
+// of its own decisions a teammate retracted.
+func FromDecision(d recall.Decision) Entry {
+	ts := d.TS.UTC().Truncate(time.Second)
+	if d.TS.IsZero() {
+		ts, _ = time.Parse(recall.DateLayout, d.Date)
+	}
+	e := Entry{Kind: KindDecision, TS: ts, Date: d.Date, Slug: d.Slug, Summary: d.Summary, Source: d.SourceText()}
+	e.Seal()
+	return e
 }

@@ -236,3 +236,10 @@ func (g Git) HasRemote(ctx context.Context) bool {
 	_, err := g.run(ctx, nil, "remote", "get-url", Remote)
 	return err == nil
 }
+
+// HasRef reports whether this clone holds the memory ref: it was synced
+// before.
+func (g Git) HasRef(ctx context.Context) bool {
+	tip, err := g.tip(ctx, Ref)
+	return err == nil && tip != ""
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/atomicfile"
 	"github.com/baton-cli/baton/internal/safepath"
+	"github.com/baton-cli/baton/internal/state"
 )
 
 // Visible returns the entries that are not retracted, without the
@@ -120,6 +121,9 @@ type Dir struct {
 	// Path the folder itself.
 	Base, Path string
 }
+
+// DirOf is the view folder of a repository's state folder.
+func DirOf(s state.Dir) Dir { return Dir{Base: s.Base(), Path: s.Shared()} }
 
 func (d Dir) view() string   { return filepath.Join(d.Path, "view.json") }
 func (d Dir) status() string { return filepath.Join(d.Path, "sync.json") }
