@@ -24,6 +24,11 @@ type Item struct {
 // approved decisions and the summaries: where the worktree left off.
 const LNow Layer = "now"
 
+// LTeam is the block of the memory teammates shared through the
+// repository's remote (package teammem): their approved decisions and the
+// state they left this branch in, shown after the approved decisions.
+const LTeam Layer = "team"
+
 // Layout is the fixed text around the items.
 type Layout struct {
 	// Head comes first (the restart case); it is always kept.
@@ -52,7 +57,7 @@ type Assembly struct {
 }
 
 // layerOrder is the order of both priority and display.
-var layerOrder = [...]Layer{L3, LNow, L1, L2}
+var layerOrder = [...]Layer{L3, LTeam, LNow, L1, L2}
 
 // Assemble lays out items within budget characters (UTF-16 units, as the
 // agent counts them): the head, then a block per layer (L3, L1, L2) of its

@@ -97,7 +97,7 @@ func TestAssembleProperties(t *testing.T) {
 				t.Fatalf("iter %d: %s kept %d + left %d != %d", iter, l, a.Kept[l], a.Left[l], total[l])
 			}
 		}
-		anyLeft := a.Left[L1]+a.Left[L2]+a.Left[L3]+a.Left[LNow] > 0
+		anyLeft := a.Left[L1]+a.Left[L2]+a.Left[L3]+a.Left[LNow]+a.Left[LTeam] > 0
 		note := strings.Contains(a.Text, "left out") || strings.Contains(a.Text, "省略")
 		if anyLeft && a.Text != "" && !note {
 			t.Fatalf("iter %d: items left out but no note:\n%s", iter, a.Text)

@@ -34,6 +34,9 @@ type PushOptions struct {
 	// Task is the worktree's task, when known: the recent summary's goal
 	// is it, not the prompt the summary began from.
 	Task string
+	// Hide, when set, leaves out the decisions it reports (those a
+	// teammate retracted through the shared memory).
+	Hide func(*Decision) bool
 }
 
 // Pushed is a push's text and what it is made of.
@@ -63,7 +66,7 @@ const latestDays = 16
 // they fill budget characters: older ones could not be pushed beside them.
 // It returns their lines in the log's text format, oldest first, and how
 // many older lines it left unread.
-func newestDecisions(f Files, budget int) (ds []string, older int, err error) {
+func newestDecisions(f Files, budget int, hide func(*Decision) bool) (ds []string, older int, err error) {
 	lines, err := tailLines(f.Decisions(), maxDecisionsRead)
 	if err != nil {
 		return nil, 0, err
@@ -72,7 +75,7 @@ func newestDecisions(f Files, budget int) (ds []string, older int, err error) {
 	i := len(lines) - 1
 	for ; i >= 0 && used <= budget; i-- {
 		var d Decision
-		if json.Unmarshal(lines[i], &d) != nil || d.check() != nil {
+		if json.Unmarshal(lines[i], &d) != nil || d.check() != nil || hide != nil && hide(&d) {
 			continue
 		}
 		line := d.Line()
@@ -156,7 +159,7 @@ func LoadLayers(o PushOptions, lastActive time.Time) (Offered, error) {
 		return l, err
 	}
 	l.Files = f
-	decisions, older, err := newestDecisions(f, o.Budget)
+	decisions, older, err := newestDecisions(f, o.Budget, o.Hide)
 	if err != nil {
 		return l, err
 	}
@@ -309,6 +312,13 @@ func caseMsg(c Case) i18n.Msg {
 	return i18n.Msg{JA: "新しいセッションの開始です。", EN: "A new session started."}
 }
 
+// MsgHeadTeam heads the block of what teammates shared; MsgLeftTeam counts
+// its entries left out.
+var (
+	MsgHeadTeam = i18n.Msg{JA: "### チームメイトが共有した記憶（リポジトリのリモート経由）", EN: "### What teammates shared (through the repository's remote)"}
+	MsgLeftTeam = i18n.Msg{JA: "チームメイトの記憶 %d 件", EN: "%d of teammates' entries"}
+)
+
 func headingMsg(l Layer) i18n.Msg {
 	switch l {
 	case L3:
@@ -317,6 +327,8 @@ func headingMsg(l Layer) i18n.Msg {
 		return i18n.Msg{JA: "### 直近の要約 (L1)", EN: "### Recent summary (L1)"}
 	case LNow:
 		return i18n.Msg{JA: "### 前回の続き", EN: "### Where you left off"}
+	case LTeam:
+		return MsgHeadTeam
 	}
 	return i18n.Msg{JA: "### 日次の要約 (L2)", EN: "### Daily summary (L2)"}
 }
@@ -329,6 +341,8 @@ func leftCountMsg(l Layer) i18n.Msg {
 		return i18n.Msg{JA: "直近の要約 %d 件", EN: "%d recent summary"}
 	case LNow:
 		return i18n.Msg{JA: "前回の続きの項目 %d 件", EN: "%d item(s) of where you left off"}
+	case LTeam:
+		return MsgLeftTeam
 	}
 	return i18n.Msg{JA: "日次の要約 %d 件", EN: "%d daily summary"}
 }

@@ -125,12 +125,16 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 	}
 	older := 0
 	if o.Layers {
-		l, err := recall.LoadLayers(recall.PushOptions{State: o.State, Route: o.Route, Now: o.Now, Lang: o.Lang, Budget: o.Budget, Task: b.Task}, b.LastActivity)
+		team, hide, err := teamItems(o, b.Branch)
+		if err != nil {
+			return nil, err
+		}
+		l, err := recall.LoadLayers(recall.PushOptions{State: o.State, Route: o.Route, Now: o.Now, Lang: o.Lang, Budget: o.Budget, Task: b.Task, Hide: hide}, b.LastActivity)
 		if err != nil {
 			return nil, err
 		}
 		br.DailyDue, older = l.DailyDue, l.Older
-		items = append(items, l.Items...)
+		items = append(append(items, l.Items...), team...)
 	}
 	var told *wtstate.Told
 	if ss := st.Session(o.Session); ss != nil && o.Conversation {
@@ -154,10 +158,11 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		Lang: o.Lang,
 		Head: title,
 		Headings: map[recall.Layer]string{
-			recall.L3:   msgHeadL3.In(o.Lang),
-			recall.LNow: b.nowHeading(o.Lang),
-			recall.L1:   msgHeadL1.In(o.Lang),
-			recall.L2:   msgHeadL2.In(o.Lang),
+			recall.L3:    msgHeadL3.In(o.Lang),
+			recall.LTeam: recall.MsgHeadTeam.In(o.Lang),
+			recall.LNow:  b.nowHeading(o.Lang),
+			recall.L1:    msgHeadL1.In(o.Lang),
+			recall.L2:    msgHeadL2.In(o.Lang),
 		},
 		Note: func(left map[recall.Layer]int) string { return leftNote(left, o) },
 		Left: map[recall.Layer]int{recall.L3: older},
@@ -515,7 +520,7 @@ func leftNote(left map[recall.Layer]int, o BriefOptions) string {
 	for _, p := range []struct {
 		l   recall.Layer
 		msg i18n.Msg
-	}{{recall.L3, msgLeftL3}, {recall.LNow, msgLeftNow}, {recall.L1, msgLeftL1}, {recall.L2, msgLeftL2}} {
+	}{{recall.L3, msgLeftL3}, {recall.LTeam, recall.MsgLeftTeam}, {recall.LNow, msgLeftNow}, {recall.L1, msgLeftL1}, {recall.L2, msgLeftL2}} {
 		if left[p.l] > 0 {
 			parts = append(parts, p.msg.Format(o.Lang, left[p.l]))
 		}

@@ -104,7 +104,7 @@ func (br *Brief) facts(items []recall.Item) []string {
 // layerFact is the key of a layer's item: a decision or a summary.
 func layerFact(it recall.Item) (string, bool) {
 	switch it.Layer {
-	case recall.L3:
+	case recall.L3, recall.LTeam:
 		return factOf(factDecision, it.Text), true
 	case recall.L1, recall.L2:
 		return factOf(factSummary, it.Text), true
@@ -195,7 +195,7 @@ func (br *Brief) since(h *wtstate.Told, items []recall.Item, o BriefOptions) str
 		Lang: lang,
 		Head: msgSinceTitle.Format(lang, branchOr(b.Branch)) + "\n" + head,
 		Headings: map[recall.Layer]string{
-			recall.L3: msgSinceL3.In(lang), recall.LNow: msgSinceNow.In(lang),
+			recall.L3: msgSinceL3.In(lang), recall.LTeam: recall.MsgHeadTeam.In(lang), recall.LNow: msgSinceNow.In(lang),
 			recall.L1: msgHeadL1.In(lang), recall.L2: msgHeadL2.In(lang),
 		},
 		Note: func(left map[recall.Layer]int) string { return leftNote(left, o) },
