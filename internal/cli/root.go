@@ -61,6 +61,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdContext(f),
 		NewCmdMCP(f, nil),
 		NewCmdFetch(f, nil),
+		NewCmdSync(f, nil),
 		NewCmdVersion(f),
 	)
 	refuseUnknownSubcommands(root)

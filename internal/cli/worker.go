@@ -137,12 +137,15 @@ func workerSetup(opts *WorkerOptions, needRepos bool) (*config.Config, i18n.Lang
 }
 
 // workerDataDir is ${XDG_DATA_HOME:-~/.local/share}/baton/worker.
-func workerDataDir(f *Factory) string {
+func workerDataDir(f *Factory) string { return filepath.Join(dataDir(f), "worker") }
+
+// dataDir is baton's data folder, ${XDG_DATA_HOME:-~/.local/share}/baton.
+func dataDir(f *Factory) string {
 	dir := f.Getenv("XDG_DATA_HOME")
 	if dir == "" {
 		dir = filepath.Join(f.Getenv("HOME"), ".local", "share")
 	}
-	return filepath.Join(dir, "baton", "worker")
+	return filepath.Join(dir, "baton")
 }
 
 // queueURL is the queue's database: BATON_QUEUE_URL, else

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-cli/baton/internal/teammem"
+)
+
+// person is someone with a HOME, a git identity and a clone of their own.
+type person struct {
+	dir string
+	env map[string]string
+}
+
+func (p *person) environ() []string {
+	var out []string
+	for k, v := range p.env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func (p *person) git(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = p.dir, p.environ()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// baton runs a baton command as p in p's clone and returns its output; it
+// fails t when the command fails, unless fail says it should.
+func (p *person) baton(t *testing.T, fail bool, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	f := &Factory{
+		IO:         &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+		Getenv:     func(k string) string { return p.env[k] },
+		Environ:    p.environ,
+		Now:        time.Now,
+		Getwd:      func() (string, error) { return p.dir, nil },
+		Executable: os.Executable,
+	}
+	code := Main(context.Background(), args, f)
+	if (code != ExitOK) != fail {
+		t.Fatalf("baton %s: exit %d\n%s%s", strings.Join(args, " "), code, out.String(), errOut.String())
+	}
+	return out.String() + errOut.String()
+}
+
+// sharedRemote makes a bare remote with one commit on main and a clone of
+// it for each name, each person with their own HOME.
+func sharedRemote(t *testing.T, names ...string) []*person {
+	t.Helper()
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	var out []*person
+	for i, name := range append([]string{"seed"}, names...) {
+		home := filepath.Join(root, "home-"+name)
+		p := &person{dir: filepath.Join(root, name), env: map[string]string{
+			"HOME": home, "PATH": os.Getenv("PATH"), "LANG": "en_US.UTF-8",
+			"XDG_CONFIG_HOME": filepath.Join(home, ".config"), "XDG_DATA_HOME": filepath.Join(home, ".local", "share"),
+			"XDG_STATE_HOME": filepath.Join(home, ".local", "state"), "GIT_CONFIG_NOSYSTEM": "1",
+			"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": name + "@example.com",
+			"GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": name + "@example.com",
+		}}
+		if err := os.MkdirAll(home, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			(&person{dir: root, env: p.env}).git(t, "init", "-q", "--bare", "-b", "main", remote)
+		}
+		(&person{dir: root, env: p.env}).git(t, "clone", "-q", remote, p.dir)
+		if i == 0 {
+			p.git(t, "commit", "-q", "--allow-empty", "-m", "first")
+			p.git(t, "push", "-q", "origin", "main")
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func TestSyncCarriesADecisionAndItsRetraction(t *testing.T) {
+	ps := sharedRemote(t, "alice", "bob")
+	a, b := ps[0], ps[1]
+
+	a.baton(t, false, "context", "approve", "--summary", "Keep the queue in SQLite", "--source", "issue #7")
+	if got := a.baton(t, false, "sync"); !strings.Contains(got, "0 came, 1 went (1 decision(s))") {
+		t.Errorf("A's sync said %q; want 0 came, 1 went", got)
+	}
+	if got := a.git(t, "status", "--porcelain"); got != "" {
+		t.Errorf("git status after sync = %q; want clean", got)
+	}
+	if got := b.baton(t, false, "sync"); !strings.Contains(got, "1 came (1 decision(s)), 0 went") {
+		t.Errorf("B's sync said %q; want 1 came", got)
+	}
+	brief := b.baton(t, false, "context", "build", "--source", "startup")
+	if !strings.Contains(brief, "What teammates shared") || !strings.Contains(brief, "- ["+time.Now().Format("2006-01-02")+"] Keep the queue in SQLite (source: issue #7) (shared by alice <alice@example.com>") {
+		t.Fatalf("B's briefing lacks alice's decision:\n%s", brief)
+	}
+
+	// B retracts it; after the next syncs it is gone from A's briefing,
+	// A's own log included.
+	var res syncResult
+	if err := json.Unmarshal([]byte(b.baton(t, false, "sync", "--json", "--no-push")), &res); err != nil || res.Entries != 1 || res.Pushed {
+		t.Fatalf("sync --json --no-push: %+v (%v); want 1 entry, not pushed", res, err)
+	}
+	es, err := (&teammem.Store{Git: teammem.Git{Dir: b.dir, Env: b.environ()}}).Entries(context.Background())
+	if err != nil || len(es) != 1 {
+		t.Fatalf("B holds %d entries (%v); want 1", len(es), err)
+	}
+	id := es[0].ID
+	if got := b.baton(t, false, "sync", "--retract", id[:10]); !strings.Contains(got, "retracted: "+id[:12]) {
+		t.Errorf("retract said %q", got)
+	}
+	if got := b.baton(t, false, "context", "build", "--source", "startup"); strings.Contains(got, "Keep the queue") {
+		t.Errorf("B's briefing still holds the retracted decision:\n%s", got)
+	}
+	if got := a.baton(t, false, "context", "build", "--source", "startup"); !strings.Contains(got, "Keep the queue") {
+		t.Fatalf("A's briefing lost its decision before syncing:\n%s", got)
+	}
+	if got := a.baton(t, false, "sync"); !strings.Contains(got, "1 came (1 retraction(s))") {
+		t.Errorf("A's sync said %q; want the retraction", got)
+	}
+	if got := a.baton(t, false, "context", "build", "--source", "startup"); strings.Contains(got, "Keep the queue") {
+		t.Errorf("A's briefing still holds the retracted decision:\n%s", got)
+	}
+}
+
+func TestSyncHoldsBackASecretAndHonoursShareOff(t *testing.T) {
+	ps := sharedRemote(t, "alice", "bob")
+	a, b := ps[0], ps[1]
+	cfg := filepath.Join(a.env["XDG_CONFIG_HOME"], "baton", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("memory:\n  kinds: [decisions, summaries]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l1 := filepath.Join(a.dir, ".claude", "session-state", "context", "l1.jsonl")
+	if err := os.MkdirAll(filepath.Dir(l1), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	token := "ghp_" + strings.Repeat("Zx9", 12)
+	line := `{"ts":"2026-12-01T10:00:00Z","route":"default","session":"s1","summarizer":"extractive","goal":"Deploy with ` + token + `","recent_actions":[],"open_loops":["rotate the key"],"records":3}` + "\n" +
+		`{"ts":"2026-12-01T11:00:00Z","route":"default","session":"s2","summarizer":"extractive","goal":"Add CSV export","recent_actions":[],"open_loops":[],"records":3}` + "\n"
+	if err := os.WriteFile(l1, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := a.baton(t, false, "sync")
+	if !strings.Contains(got, "1 went (1 summary(ies))") || !strings.Contains(got, "held back because they would carry a secret (1):") || !strings.Contains(got, "(github)") {
+		t.Errorf("sync said %q; want one summary sent, one held back for a github token", got)
+	}
+	if strings.Contains(got, token) {
+		t.Errorf("sync printed the secret: %q", got)
+	}
+	b.baton(t, false, "sync")
+	if log := b.git(t, "log", "-p", teammem.Ref); strings.Contains(log, "ghp_") || !strings.Contains(log, "Add CSV export") {
+		t.Errorf("the ref as B has it:\n%s\nwant the CSV summary and no token", log)
+	}
+
+	// A repository's own file can turn sharing off, not on.
+	if err := os.WriteFile(filepath.Join(b.dir, ".baton.yaml"), []byte("memory:\n  share: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.baton(t, true, "sync"); !strings.Contains(got, "sharing is off") {
+		t.Errorf("sync with share off said %q", got)
+	}
+}
