@@ -47,6 +47,7 @@ type Config struct {
 	Decisions Decisions `yaml:"decisions"`
 	Archive   Archive   `yaml:"archive"`
 	Memory    Memory    `yaml:"memory"`
+	Usage     Usage     `yaml:"usage"`
 
 	// Trusted lists the repositories whose .baton.yaml the person trusted
 	// (`baton trust`). Only the user's own file can set it.

@@ -59,7 +59,7 @@ func GuardedKeys() []string {
 }
 
 // userOnlyKeys are never taken from a repository's file, trusted or not.
-func userOnlyKeys() []string { return []string{"trusted"} }
+func userOnlyKeys() []string { return []string{"trusted", "usage.prices"} }
 
 // TrustedRepo is a repository whose .baton.yaml the person trusted.
 type TrustedRepo struct {

@@ -64,9 +64,11 @@ type entry struct {
 	req                   uint64
 	session               uint32
 	// next is the next entry with the same message id, or -1.
-	next  int32
-	model uint16
-	flags uint8
+	next int32
+	// create1h is how many of create were written for an hour.
+	create1h uint32
+	model    uint16
+	flags    uint8
 }
 
 const (
@@ -128,8 +130,9 @@ func (t *table) set(idx int32, r *resp) {
 	}
 	tk := r.tokens
 	delete(t.big, idx)
-	if fits(tk.Input) && fits(tk.Output) && fits(tk.CacheCreation) && fits(tk.CacheRead) {
+	if fits(tk.Input) && fits(tk.Output) && fits(tk.CacheCreation) && fits(tk.CacheCreation1h) && fits(tk.CacheRead) {
 		e.in, e.out, e.create, e.read = uint32(tk.Input), uint32(tk.Output), uint32(tk.CacheCreation), uint32(tk.CacheRead)
+		e.create1h = uint32(tk.CacheCreation1h)
 		return
 	}
 	e.flags |= flagBig
@@ -144,7 +147,8 @@ func (t *table) tokens(idx int32) Tokens {
 	if e.flags&flagBig != 0 {
 		return t.big[idx]
 	}
-	return Tokens{Input: int64(e.in), Output: int64(e.out), CacheCreation: int64(e.create), CacheRead: int64(e.read)}
+	return Tokens{Input: int64(e.in), Output: int64(e.out), CacheCreation: int64(e.create),
+		CacheCreation1h: int64(e.create1h), CacheRead: int64(e.read)}
 }
 
 // push adds one response in reading order.

@@ -713,6 +713,7 @@ func (f *tokenFields) done() (Tokens, bool) {
 	t.CacheCreation = f.creation
 	if f.hasCreationObj {
 		t.CacheCreation = f.ephemeral5 + f.eph1h
+		t.CacheCreation1h = f.eph1h
 	}
 	return t, true
 }

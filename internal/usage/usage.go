@@ -1,6 +1,7 @@
 // Package usage counts the tokens that Claude Code sessions used, from their
 // transcripts: input, output, cache-creation and cache-read tokens per day,
-// month or session, and per model within each.
+// month or session, and per model within each, and what they cost (each
+// response priced on its own by package pricing).
 //
 // A response is often written more than once: one line per content block,
 // a copy in a resumed session's transcript, a replay in a side conversation.
@@ -33,19 +34,25 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/baton-cli/baton/internal/pricing"
 )
 
-// Tokens are the four token counts of the usage a model reports.
+// Tokens are the four token counts of the usage a model reports, and of
+// the cache-creation tokens how many were written for an hour (the rest
+// for five minutes).
 type Tokens struct {
-	Input         int64 `json:"input_tokens"`
-	Output        int64 `json:"output_tokens"`
-	CacheCreation int64 `json:"cache_creation_tokens"`
-	CacheRead     int64 `json:"cache_read_tokens"`
+	Input           int64 `json:"input_tokens"`
+	Output          int64 `json:"output_tokens"`
+	CacheCreation   int64 `json:"cache_creation_tokens"`
+	CacheCreation1h int64 `json:"cache_creation_1h_tokens"`
+	CacheRead       int64 `json:"cache_read_tokens"`
 }
 
 // Total is the sum of the four counts.
@@ -55,7 +62,14 @@ func (t *Tokens) add(o Tokens) {
 	t.Input += o.Input
 	t.Output += o.Output
 	t.CacheCreation += o.CacheCreation
+	t.CacheCreation1h += o.CacheCreation1h
 	t.CacheRead += o.CacheRead
+}
+
+// priced is what t costs as one response of a model at price p.
+func (t Tokens) priced(p pricing.Price, fast bool) float64 {
+	return p.Cost(pricing.Usage{Input: t.Input, Output: t.Output, CacheWrite5m: t.CacheCreation - t.CacheCreation1h,
+		CacheWrite1h: t.CacheCreation1h, CacheRead: t.CacheRead, Fast: fast})
 }
 
 // Period is how a report groups usage.
@@ -91,6 +105,8 @@ type Options struct {
 	// ChunkSize is the size of the pieces a large file is read in; 0
 	// means DefaultChunkSize.
 	ChunkSize int64
+	// Prices prices each response; nil leaves the costs out.
+	Prices *pricing.Table
 }
 
 // DefaultChunkSize is the size of the pieces a large transcript is split
@@ -101,6 +117,9 @@ const DefaultChunkSize = 8 << 20
 type ModelUsage struct {
 	Model string `json:"model"`
 	Tokens
+	// CostUSD is what the model's responses cost; nil when the model is
+	// unpriced.
+	CostUSD *float64 `json:"cost_usd"`
 }
 
 // Row is the usage of one day, month or session.
@@ -115,6 +134,10 @@ type Row struct {
 	// without a model, or from Claude Code's synthetic one, count in the
 	// row but under no model.
 	Models []ModelUsage `json:"models"`
+	// CostUSD is what the row's priced responses cost; Unpriced names the
+	// models whose responses it leaves out.
+	CostUSD  float64  `json:"cost_usd"`
+	Unpriced []string `json:"unpriced_models,omitempty"`
 }
 
 // Report is the usage found in a set of transcripts.
@@ -122,6 +145,11 @@ type Report struct {
 	By    Period `json:"by"`
 	Rows  []Row  `json:"rows"`
 	Total Tokens `json:"total"`
+	// TotalCostUSD is what all priced responses cost; Unpriced names the
+	// models without a price; PricesDate is the date of the price table.
+	TotalCostUSD float64  `json:"total_cost_usd"`
+	Unpriced     []string `json:"unpriced_models,omitempty"`
+	PricesDate   string   `json:"prices_date,omitempty"`
 	// Files is how many transcripts were read; Responses how many
 	// responses were counted after deduplication.
 	Files     int `json:"files"`
@@ -201,55 +229,118 @@ func rowKey(by Period, ts time.Time, session string) string {
 	return ts.Format(time.DateOnly)
 }
 
-// report sums the responses kept, by row and model.
-func (t *table) report(opts Options) *Report {
-	type acc struct {
-		row    Row
-		models map[string]*Tokens
-	}
+// item is one response kept, as a report reads it.
+type item struct {
+	ts      time.Time
+	session string
+	// model is the model's name, "-fast" added for a response served in
+	// fast mode; empty for a response without a model or from Claude
+	// Code's synthetic one.
+	model  string
+	tokens Tokens
+	// cost is what the response cost; priced is false when its model has
+	// no price (or no prices were given).
+	cost   float64
+	priced bool
+}
+
+// items calls fn for each response kept since opts.Since, in reading order.
+func (t *table) items(opts Options, fn func(*item)) {
 	var since string
 	if !opts.Since.IsZero() {
 		since = opts.Since.In(opts.Loc).Format(time.DateOnly)
 	}
-	rows := map[string]*acc{}
-	r := &Report{By: opts.By}
+	type price struct {
+		p      pricing.Price
+		looked bool
+		ok     bool
+	}
+	prices := make([]price, len(t.models))
 	for i := range t.kept.len() {
 		e := t.kept.at(i)
-		tk := t.tokens(i)
-		ts := time.UnixMilli(e.ts).In(opts.Loc)
-		if since != "" && ts.Format(time.DateOnly) < since {
+		it := item{ts: time.UnixMilli(e.ts).In(opts.Loc), session: t.sessions[e.session], tokens: t.tokens(i)}
+		if since != "" && it.ts.Format(time.DateOnly) < since {
 			continue
 		}
-		key := rowKey(opts.By, ts, t.sessions[e.session])
+		fast := e.flags&flagFast != 0
+		if m := t.models[e.model]; m != "" && m != "<synthetic>" {
+			it.model = m
+			if fast {
+				it.model += "-fast"
+			}
+			if opts.Prices != nil {
+				pr := &prices[e.model]
+				if !pr.looked {
+					pr.p, _, pr.ok = opts.Prices.Lookup(m)
+					pr.looked = true
+				}
+				if pr.ok {
+					it.cost, it.priced = it.tokens.priced(pr.p, fast), true
+				}
+			}
+		} else {
+			// A response without a model costs nothing anyone billed.
+			it.priced = true
+		}
+		fn(&it)
+	}
+}
+
+// report sums the responses kept, by row and model.
+func (t *table) report(opts Options) *Report {
+	type acc struct {
+		row    Row
+		models map[string]*ModelUsage
+	}
+	rows := map[string]*acc{}
+	r := &Report{By: opts.By}
+	if opts.Prices != nil {
+		r.PricesDate = opts.Prices.Date
+	}
+	unpriced := map[string]bool{}
+	t.items(opts, func(it *item) {
+		key := rowKey(opts.By, it.ts, it.session)
 		a := rows[key]
 		if a == nil {
-			a = &acc{row: Row{Key: key, First: ts, Last: ts}, models: map[string]*Tokens{}}
+			a = &acc{row: Row{Key: key, First: it.ts, Last: it.ts}, models: map[string]*ModelUsage{}}
 			rows[key] = a
 		}
-		a.row.First = minTime(a.row.First, ts)
-		a.row.Last = maxTime(a.row.Last, ts)
-		a.row.add(tk)
-		r.Total.add(tk)
+		a.row.First = minTime(a.row.First, it.ts)
+		a.row.Last = maxTime(a.row.Last, it.ts)
+		a.row.add(it.tokens)
+		a.row.CostUSD += it.cost
+		r.Total.add(it.tokens)
+		r.TotalCostUSD += it.cost
 		r.Responses++
-		if m := t.models[e.model]; m != "" && m != "<synthetic>" {
-			if e.flags&flagFast != 0 {
-				m += "-fast"
-			}
-			mt := a.models[m]
-			if mt == nil {
-				mt = &Tokens{}
-				a.models[m] = mt
-			}
-			mt.add(tk)
+		if it.model == "" {
+			return
 		}
-	}
+		mu := a.models[it.model]
+		if mu == nil {
+			mu = &ModelUsage{Model: it.model}
+			if it.priced {
+				mu.CostUSD = new(float64)
+			}
+			a.models[it.model] = mu
+		}
+		mu.add(it.tokens)
+		if it.priced {
+			*mu.CostUSD += it.cost
+		} else if opts.Prices != nil {
+			unpriced[it.model] = true
+		}
+	})
 	for _, a := range rows {
-		for m, tok := range a.models {
-			a.row.Models = append(a.row.Models, ModelUsage{Model: m, Tokens: *tok})
+		for _, mu := range a.models {
+			a.row.Models = append(a.row.Models, *mu)
+			if mu.CostUSD == nil && opts.Prices != nil {
+				a.row.Unpriced = append(a.row.Unpriced, mu.Model)
+			}
 		}
 		slices.SortFunc(a.row.Models, func(x, y ModelUsage) int {
 			return cmp.Or(cmp.Compare(y.Total(), x.Total()), cmp.Compare(x.Model, y.Model))
 		})
+		slices.Sort(a.row.Unpriced)
 		r.Rows = append(r.Rows, a.row)
 	}
 	slices.SortFunc(r.Rows, func(x, y Row) int {
@@ -258,6 +349,7 @@ func (t *table) report(opts Options) *Report {
 		}
 		return cmp.Compare(x.Key, y.Key)
 	})
+	r.Unpriced = slices.Sorted(maps.Keys(unpriced))
 	return r
 }
 

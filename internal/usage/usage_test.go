@@ -131,7 +131,7 @@ func TestScanModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := fmt.Sprint(r.Rows[0].Models)
-	want := "[{claude-sonnet-4-5 {325 77 10 1000}} {claude-haiku-4-5 {6 2 0 0}}]"
+	want := "[{claude-sonnet-4-5 {325 77 10 0 1000} <nil>} {claude-haiku-4-5 {6 2 0 0 0} <nil>}]"
 	if got != want {
 		t.Errorf("day 1 models = %s; want %s", got, want)
 	}
