@@ -19,6 +19,7 @@ import (
 	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
+	"github.com/baton-cli/baton/internal/pricing"
 	"github.com/baton-cli/baton/internal/usage"
 )
 
@@ -40,14 +41,18 @@ func NewCmdUsage(f *Factory, runF func(context.Context, *UsageOptions) error) *c
 	opts := &UsageOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "usage",
-		Short: "Show the tokens Claude Code, Codex CLI and Gemini CLI sessions used, per day, session or month",
+		Short: "Show the tokens Claude Code, Codex CLI and Gemini CLI sessions used and what they cost, per day, session or month",
 		Long: "Counts input, output, cache-creation and cache-read tokens per day (default), session or\n" +
 			"month, and per model, from the transcripts of this repository's worktrees (and their\n" +
 			"archived copies); --all reads every project. A response written several times (one line\n" +
 			"per content block, a resumed session's copy, a sidechain replay) is counted once.\n" +
 			"--agent codex or gemini counts the Codex CLI's or the Gemini CLI's sessions that ran in\n" +
 			"the repository's worktrees instead (cached input as cache read, reasoning tokens inside\n" +
-			"output); --agent all counts every agent, one table each.",
+			"output); --agent all counts every agent, one table each.\n\n" +
+			"Each response is priced in USD from the price table built into baton (its date is printed),\n" +
+			"with 5-minute and 1-hour cache writes and long-context rates; usage.prices in your config\n" +
+			"names a file of the same format that replaces or adds models. A model without a price is\n" +
+			"named and left out of the cost, never guessed. Nothing is fetched from the network.",
 		Example: "  baton usage\n  baton usage --session --since 7d\n  baton usage --monthly --all --json\n  baton usage --agent codex\n  baton usage --agent all --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -74,7 +79,10 @@ var (
 	msgUsageHeadDaily   = i18n.Msg{JA: "日付", EN: "Date"}
 	msgUsageHeadMonthly = i18n.Msg{JA: "月", EN: "Month"}
 	msgUsageHeadSession = i18n.Msg{JA: "セッション", EN: "Session"}
-	msgUsageHeads       = i18n.Msg{JA: "入力\t出力\tキャッシュ作成\tキャッシュ読込\t合計\tモデル", EN: "Input\tOutput\tCache create\tCache read\tTotal\tModels"}
+	msgUsageHeads       = i18n.Msg{JA: "入力\t出力\tキャッシュ作成\tキャッシュ読込\t合計\t費用 (USD)\tモデル", EN: "Input\tOutput\tCache create\tCache read\tTotal\tCost (USD)\tModels"}
+	msgUsageUnpriced    = i18n.Msg{JA: "価格表にないモデル（費用に含めていません）: %s", EN: "models without a price (left out of the cost): %s"}
+	msgUsagePrices      = i18n.Msg{JA: "価格: %s 時点の価格表", EN: "prices: the table of %s"}
+	msgUsagePricesOver  = i18n.Msg{JA: "価格: %s 時点の価格表、%s で上書き", EN: "prices: the table of %s, overridden by %s"}
 	msgUsageTotal       = i18n.Msg{JA: "合計", EN: "Total"}
 	msgUsageNone        = i18n.Msg{JA: "トランスクリプトに使用量の記録がありません（%d ファイルを読みました）", EN: "no usage recorded in the transcripts (%d files read)"}
 	msgBadSince         = i18n.Msg{JA: "--since %q を解釈できません: 7d、12h、2026-09-01 のように指定してください", EN: "cannot read --since %q: give 7d, 12h or 2026-09-01"}
@@ -140,7 +148,11 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 	case opts.Monthly:
 		by = usage.Monthly
 	}
-	uopts := usage.Options{By: by, Loc: time.Local, Since: since}
+	prices, err := loadPrices(f, w.root)
+	if err != nil {
+		return err
+	}
+	uopts := usage.Options{By: by, Loc: time.Local, Since: since, Prices: prices}
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(usageMemoryLimit))
 	var reps []agentReport
 	for _, a := range agents {
@@ -176,9 +188,36 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		if err := writeUsage(f.IO.Out, r.Report, lang); err != nil {
 			return err
 		}
+		writePricesNote(f.IO.Out, prices, r.Unpriced, lang)
 	}
 	return nil
 }
+
+// loadPrices reads the shipped price table and the override file the
+// person's configuration names.
+func loadPrices(f *Factory, root string) (*pricing.Table, error) {
+	cfg, err := f.Config(root)
+	if err != nil {
+		return nil, err
+	}
+	return pricing.Load(cfg.UsagePrices(f.Getenv("HOME")))
+}
+
+// writePricesNote says which prices a cost comes from and which models it
+// leaves out.
+func writePricesNote(w io.Writer, prices *pricing.Table, unpriced []string, lang i18n.Lang) {
+	if prices.Override != "" {
+		fmt.Fprintln(w, msgUsagePricesOver.Format(lang, prices.Date, prices.Override))
+	} else {
+		fmt.Fprintln(w, msgUsagePrices.Format(lang, prices.Date))
+	}
+	if len(unpriced) > 0 {
+		fmt.Fprintln(w, msgUsageUnpriced.Format(lang, strings.Join(unpriced, ", ")))
+	}
+}
+
+// dollars writes a cost in US dollars with cents.
+func dollars(usd float64) string { return fmt.Sprintf("$%.2f", usd) }
 
 // scanUsage counts one agent's usage: Claude Code's transcripts, or the
 // other CLIs' sessions that ran in the repository's worktrees (with all,
@@ -228,12 +267,12 @@ func writeUsage(out io.Writer, rep *usage.Report, lang i18n.Lang) error {
 		for _, m := range r.Models {
 			models = append(models, m.Model)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Key, thousands(r.Input), thousands(r.Output),
-			thousands(r.CacheCreation), thousands(r.CacheRead), thousands(r.Total()), strings.Join(models, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Key, thousands(r.Input), thousands(r.Output),
+			thousands(r.CacheCreation), thousands(r.CacheRead), thousands(r.Total()), dollars(r.CostUSD), strings.Join(models, ", "))
 	}
 	t := rep.Total
-	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\t\n", msgUsageTotal.In(lang), thousands(t.Input), thousands(t.Output),
-		thousands(t.CacheCreation), thousands(t.CacheRead), thousands(t.Total()))
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\t\n", msgUsageTotal.In(lang), thousands(t.Input), thousands(t.Output),
+		thousands(t.CacheCreation), thousands(t.CacheRead), thousands(t.Total()), dollars(rep.TotalCostUSD))
 	return tw.Flush()
 }
 
