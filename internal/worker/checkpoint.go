@@ -68,6 +68,7 @@ func (r *run) checkpoint(ctx context.Context, sessionID string) {
 	id, transcript := r.transcript(sessionID)
 	err := r.job.q.saveCheckpoint(ctx, &checkpoint{
 		JobID:      r.job.id,
+		Attempt:    r.job.attempt,
 		Repo:       r.rec.Repo,
 		Issue:      r.rec.Issue,
 		Branch:     r.rec.Branch,

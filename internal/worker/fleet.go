@@ -478,6 +478,9 @@ func (w *Worker) workIssue(ctx context.Context, s *session, job *rivertype.JobRo
 	if err != nil {
 		w.log.Warn("load checkpoint", "job", job.ID, "err", err)
 	}
+	if cp != nil && len(cp.Outcome) > 0 {
+		return w.settleOutcome(ctx, s, client, job, cp)
+	}
 	jc := &jobRun{q: s.q, id: job.ID, attempt: job.Attempt, maxAttempts: job.MaxAttempts, checkpoint: cp, stopping: s.stopping}
 	if len(job.AttemptedBy) > 1 {
 		jc.rescuedFrom = HostOf(job.AttemptedBy[len(job.AttemptedBy)-2])
@@ -498,6 +501,48 @@ func (w *Worker) workIssue(ctx context.Context, s *session, job *rivertype.JobRo
 		// Back to the queue, where any host takes it on from the
 		// checkpoint; the attempt is given back.
 		return river.JobSnooze(0)
+	}
+	if !rec.settled() {
+		return w.keepOutcome(ctx, s, job, rec)
+	}
+	if err := s.q.deleteCheckpoint(context.WithoutCancel(ctx), job.ID); err != nil {
+		w.log.Warn("delete checkpoint", "job", job.ID, "err", err)
+	}
+	return nil
+}
+
+// keepOutcome stores the record of a run that ended but could not settle
+// on GitHub (see settle) with its job, and fails the attempt: the job is
+// retried, and the next attempt, on any host, settles the record instead
+// of running the issue again. The claim stays on the issue meanwhile.
+func (w *Worker) keepOutcome(ctx context.Context, s *session, job *rivertype.JobRow, rec *Record) error {
+	ctx = context.WithoutCancel(ctx)
+	b, err := json.Marshal(rec)
+	if err == nil {
+		err = s.q.saveCheckpoint(ctx, &checkpoint{JobID: job.ID, Attempt: job.Attempt, Repo: rec.Repo, Issue: rec.Issue,
+			Branch: rec.Branch, Host: rec.Host, Outcome: b}, w.opts.Now())
+	}
+	if err != nil {
+		w.log.Warn("keep the unsettled outcome", "job", job.ID, "run", rec.ID, "err", err)
+	}
+	return fmt.Errorf("run %s ended %s but GitHub did not take its labels or comment: %s", rec.ID, rec.State, strings.Join(rec.Errors, "; "))
+}
+
+// settleOutcome settles the stored record of an earlier attempt's run
+// (see keepOutcome), without running the issue.
+func (w *Worker) settleOutcome(ctx context.Context, s *session, client *github.Client, job *rivertype.JobRow, cp *checkpoint) error {
+	var rec Record
+	if err := json.Unmarshal(cp.Outcome, &rec); err != nil {
+		return fmt.Errorf("read the stored outcome of job %d: %w", job.ID, err)
+	}
+	w.log.Info("settle an earlier attempt's run", "job", job.ID, "run", rec.ID, "state", rec.State)
+	w.settle(ctx, client, &rec)
+	if err := w.store.Save(&rec); err != nil {
+		w.log.Warn("save run record", "run", rec.ID, "err", err)
+	}
+	s.addRecovered([]*Record{&rec})
+	if !rec.settled() || rec.ClaimCommentID != 0 {
+		return w.keepOutcome(ctx, s, job, &rec)
 	}
 	if err := s.q.deleteCheckpoint(context.WithoutCancel(ctx), job.ID); err != nil {
 		w.log.Warn("delete checkpoint", "job", job.ID, "err", err)

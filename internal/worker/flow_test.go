@@ -366,6 +366,77 @@ func TestFlowAgentEnvironmentIsAllowList(t *testing.T) {
 	}
 }
 
+// TestFlowUnsettledRunIsRetried: GitHub refuses the done label (a rate
+// limit longer than the worker waits): the claim stays, the attempt fails,
+// and the job's next attempt sets the labels and deletes the claim without
+// running the agent again.
+func TestFlowUnsettledRunIsRetried(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	n := h.addIssue("Add export", "body")
+	opts := h.options(t, "log,pr,result=opened", "log")
+	// One wait of the 5 s the limit asks for, not two.
+	opts.RateLimitWait = 6 * time.Second
+	// The claim's label goes through; the done label meets the limit
+	// twice in the first attempt, once in the second.
+	h.gh.Fail(githubtest.RouteAddLabels, 3, githubtest.SecondaryRateLimit(5*time.Second).After(1))
+	res := cycle(t, newWorker(t, opts))
+	if got := len(readInvocations(t, h.agentLog())); got != 1 {
+		t.Errorf("agent ran %d times; want once", got)
+	}
+	h.wantLabels(t, n, doneLabels, activeLabels)
+	if left := h.claimComments(n); len(left) != 0 {
+		t.Errorf("claim comments left: %v", left)
+	}
+	if got := h.claimPosts()[n]; got != 1 {
+		t.Errorf("claims posted = %d; want 1", got)
+	}
+	if prs := h.gh.PullRequests(); len(prs) != 1 {
+		t.Errorf("pull requests = %+v; want 1", prs)
+	}
+	if c := h.workerComments(n); len(c) != 1 || !strings.Contains(c[0].Body, "pull request opened") {
+		t.Errorf("worker comments = %v; want the success comment once", c)
+	}
+	if len(res.Runs) != 1 || len(res.Recovered) != 1 || !res.Recovered[0].settled() {
+		t.Errorf("runs %d, recovered %+v; want the run, then its settling by the next attempt", len(res.Runs), res.Recovered)
+	}
+}
+
+// TestFlowRateLimitedPullRequestLookup: GitHub's rate limits, in each of
+// the forms it answers them, hold back the lookup of the agent's pull
+// request for a few seconds; the run waits them out and is done with the
+// agent's own pull request.
+func TestFlowRateLimitedPullRequestLookup(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		fault func() githubtest.Fault
+	}{
+		{"secondary limit, 403 Retry-After", func() githubtest.Fault { return githubtest.SecondaryRateLimit(2 * time.Second) }},
+		{"429 Retry-After", func() githubtest.Fault { return githubtest.TooManyRequests(2 * time.Second) }},
+		{"primary limit used up", func() githubtest.Fault { return githubtest.RateLimited(time.Now().Add(3 * time.Second)) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			n := h.addIssue("Add export", "body")
+			opts := h.options(t, "log,pr,result=opened", "log")
+			opts.Config.Worker.Execution.MinResumeMinutes = 240 // no resume to hide a lookup given up
+			h.gh.Fail(githubtest.RouteGraphQL, 2, tt.fault())
+			h.gh.Fail(githubtest.RouteListPulls, 2, tt.fault())
+			rec := onlyRun(t, cycle(t, newWorker(t, opts)))
+			if rec.State != StateDone || rec.PullRequest == nil || rec.PullRequest.Fallback {
+				t.Errorf("run = %s %s, pr %+v (errors %v); want done with the agent's pull request", rec.State, rec.Category, rec.PullRequest, rec.Errors)
+			}
+			h.wantLabels(t, n, doneLabels, append([]string{config.DefaultWorkerFailed}, activeLabels...))
+			if prs := h.gh.PullRequests(); len(prs) != 1 {
+				t.Errorf("pull requests = %+v; want the agent's alone", prs)
+			}
+		})
+	}
+}
+
 func TestFlowClaimContest(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

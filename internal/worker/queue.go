@@ -150,8 +150,28 @@ func (q *Queue) checkpointSchema() string {
 	session_id TEXT NOT NULL DEFAULT '',
 	transcript ` + blob + `,
 	deadline BIGINT NOT NULL DEFAULT 0,
-	updated_at BIGINT NOT NULL
+	updated_at BIGINT NOT NULL,
+	attempt INTEGER NOT NULL DEFAULT 0,
+	outcome TEXT NOT NULL DEFAULT ''
 )`
+}
+
+// checkpointColumns are the columns added to baton_checkpoint after its
+// first version, with their definitions: Migrate adds those a database
+// lacks.
+var checkpointColumns = [][2]string{
+	{"attempt", "INTEGER NOT NULL DEFAULT 0"},
+	{"outcome", "TEXT NOT NULL DEFAULT ''"},
+}
+
+// hasColumn reports whether baton_checkpoint has the column.
+func (q *Queue) hasColumn(ctx context.Context, name string) bool {
+	rows, err := q.db.QueryContext(ctx, "SELECT "+name+" FROM baton_checkpoint WHERE 1 = 0")
+	if err != nil {
+		return false
+	}
+	rows.Close()
+	return true
 }
 
 // Migrate brings River's tables and baton's up to date.
@@ -173,6 +193,14 @@ func (q *Queue) Migrate(ctx context.Context, lang i18n.Lang) error {
 	}
 	if _, err := q.db.ExecContext(ctx, q.checkpointSchema()); err != nil {
 		return q.reachError(lang, err)
+	}
+	for _, c := range checkpointColumns {
+		if q.hasColumn(ctx, c[0]) {
+			continue
+		}
+		if _, err := q.db.ExecContext(ctx, "ALTER TABLE baton_checkpoint ADD COLUMN "+c[0]+" "+c[1]); err != nil {
+			return q.reachError(lang, err)
+		}
 	}
 	return nil
 }
@@ -210,6 +238,11 @@ func (q *Queue) Check(ctx context.Context, lang i18n.Lang) error {
 	var n int
 	if err := q.db.QueryRowContext(ctx, "SELECT count(*) FROM baton_checkpoint WHERE job_id = 0").Scan(&n); err != nil {
 		return errors.New(msgQueueUnmigrated.Format(lang, q.where, "no baton_checkpoint table"))
+	}
+	for _, c := range checkpointColumns {
+		if !q.hasColumn(ctx, c[0]) {
+			return errors.New(msgQueueUnmigrated.Format(lang, q.where, "baton_checkpoint has no column "+c[0]))
+		}
 	}
 	return nil
 }
@@ -249,7 +282,10 @@ func (q *Queue) newClient(cfg *river.Config) (riverClient, error) {
 
 // checkpoint is what a run saved for a host that takes its job over.
 type checkpoint struct {
-	JobID      int64
+	JobID int64
+	// Attempt is the job's attempt that saved it: a later attempt's
+	// checkpoint is never replaced by an earlier one's.
+	Attempt    int
 	Repo       string
 	Issue      int
 	Branch     string
@@ -257,23 +293,37 @@ type checkpoint struct {
 	SessionID  string
 	Transcript []byte
 	Deadline   time.Time
+	// Outcome is the record of a run that ended but whose labels or
+	// comment did not reach GitHub (JSON): the next attempt settles it
+	// instead of running the issue again.
+	Outcome []byte
 }
 
-// saveCheckpoint stores (or replaces) the checkpoint of a job.
+// errStaleAttempt is why a host's write for a job is refused: another
+// attempt of the job has started since.
+var errStaleAttempt = errors.New("a later attempt of the job runs")
+
+// saveCheckpoint stores (or replaces) the checkpoint of a job, unless a
+// later attempt's is stored (errStaleAttempt).
 func (q *Queue) saveCheckpoint(ctx context.Context, c *checkpoint, now time.Time) error {
 	var deadline int64
 	if !c.Deadline.IsZero() {
 		deadline = c.Deadline.Unix()
 	}
-	_, err := q.db.ExecContext(ctx, `INSERT INTO baton_checkpoint
-	(job_id, repo, issue, branch, host, session_id, transcript, deadline, updated_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	res, err := q.db.ExecContext(ctx, `INSERT INTO baton_checkpoint
+	(job_id, repo, issue, branch, host, session_id, transcript, deadline, updated_at, attempt, outcome)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 	ON CONFLICT (job_id) DO UPDATE SET repo = excluded.repo, issue = excluded.issue,
 	branch = excluded.branch, host = excluded.host, session_id = excluded.session_id,
-	transcript = excluded.transcript, deadline = excluded.deadline, updated_at = excluded.updated_at`,
-		c.JobID, c.Repo, c.Issue, c.Branch, c.Host, c.SessionID, c.Transcript, deadline, now.Unix())
+	transcript = excluded.transcript, deadline = excluded.deadline, updated_at = excluded.updated_at,
+	attempt = excluded.attempt, outcome = excluded.outcome
+	WHERE baton_checkpoint.attempt <= excluded.attempt`,
+		c.JobID, c.Repo, c.Issue, c.Branch, c.Host, c.SessionID, c.Transcript, deadline, now.Unix(), c.Attempt, string(c.Outcome))
 	if err != nil {
 		return fmt.Errorf("save checkpoint of job %d: %w", c.JobID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("save checkpoint of job %d attempt %d: %w", c.JobID, c.Attempt, errStaleAttempt)
 	}
 	return nil
 }
@@ -282,9 +332,10 @@ func (q *Queue) saveCheckpoint(ctx context.Context, c *checkpoint, now time.Time
 func (q *Queue) loadCheckpoint(ctx context.Context, jobID int64) (*checkpoint, error) {
 	c := &checkpoint{JobID: jobID}
 	var deadline int64
-	err := q.db.QueryRowContext(ctx, `SELECT repo, issue, branch, host, session_id, transcript, deadline
+	var outcome string
+	err := q.db.QueryRowContext(ctx, `SELECT repo, issue, branch, host, session_id, transcript, deadline, attempt, outcome
 	FROM baton_checkpoint WHERE job_id = $1`, jobID).
-		Scan(&c.Repo, &c.Issue, &c.Branch, &c.Host, &c.SessionID, &c.Transcript, &deadline)
+		Scan(&c.Repo, &c.Issue, &c.Branch, &c.Host, &c.SessionID, &c.Transcript, &deadline, &c.Attempt, &outcome)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -293,6 +344,9 @@ func (q *Queue) loadCheckpoint(ctx context.Context, jobID int64) (*checkpoint, e
 	}
 	if deadline != 0 {
 		c.Deadline = time.Unix(deadline, 0)
+	}
+	if outcome != "" {
+		c.Outcome = []byte(outcome)
 	}
 	return c, nil
 }

@@ -95,6 +95,11 @@ type Record struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
+// settled reports whether the record's labels and comment reached GitHub.
+func (r *Record) settled() bool {
+	return !r.LabelsPending && r.CommentPending == ""
+}
+
 // lastAnswer is the agent's last non-empty answer over the run's attempts.
 func (r *Record) lastAnswer() string {
 	last := ""

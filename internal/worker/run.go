@@ -136,7 +136,11 @@ func (w *Worker) login(ctx context.Context, client *github.Client) (string, erro
 	if v, ok := w.logins.Load(key); ok {
 		return v.(string), nil
 	}
-	login, err := client.Login(ctx)
+	var login string
+	err := w.retry(ctx, func() (err error) {
+		login, err = client.Login(ctx)
+		return err
+	})
 	if err != nil {
 		return "", err
 	}
@@ -556,14 +560,21 @@ func (r *run) findPR(ctx context.Context, ran bool) *PullRequestRef {
 			case <-t.C:
 			}
 		}
-		linked, err := r.client.LinkedPullRequests(ctx, r.rec.Issue)
+		var linked, own []github.PullRequest
+		err := r.w.retry(ctx, func() (err error) {
+			linked, err = r.client.LinkedPullRequests(ctx, r.rec.Issue)
+			return err
+		})
 		if err != nil {
 			r.problem("find linked pull requests", err)
 		}
 		if p := r.ownPR(linked, login); p != nil {
 			return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: p.Draft}
 		}
-		own, err := r.client.PullRequestsForBranch(ctx, r.rec.Branch)
+		err = r.w.retry(ctx, func() (err error) {
+			own, err = r.client.PullRequestsForBranch(ctx, r.rec.Branch)
+			return err
+		})
 		if err != nil {
 			r.problem("find pull requests of "+r.rec.Branch, err)
 		}
@@ -615,17 +626,25 @@ func (r *run) fallback(ctx context.Context) *PullRequestRef {
 	}
 	lang := r.w.opts.Lang
 	body := msgFallbackBody.Format(lang, rec.Issue, blockQuote(neutralizeFences(lastChars(r.w.clean.clean(rec.lastAnswer()), 20000))))
-	p, err := r.client.CreatePullRequest(ctx, github.NewPullRequest{
-		Title: msgFallbackTitle.Format(lang, r.issue.Title),
-		Body:  body,
-		Head:  rec.Branch,
-		Base:  r.repo.Branch(),
-		Draft: true,
+	var p *github.PullRequest
+	err = r.w.retryRateLimit(ctx, func() (err error) {
+		p, err = r.client.CreatePullRequest(ctx, github.NewPullRequest{
+			Title: msgFallbackTitle.Format(lang, r.issue.Title),
+			Body:  body,
+			Head:  rec.Branch,
+			Base:  r.repo.Branch(),
+			Draft: true,
+		})
+		return err
 	})
 	if err != nil {
 		r.problem("open draft pull request", err)
 		// It may exist after all (an answer lost on the way).
-		own, lerr := r.client.PullRequestsForBranch(ctx, rec.Branch)
+		var own []github.PullRequest
+		lerr := r.w.retry(ctx, func() (err error) {
+			own, err = r.client.PullRequestsForBranch(ctx, rec.Branch)
+			return err
+		})
 		if login, lgerr := r.w.login(ctx, r.client); lerr == nil && lgerr == nil {
 			if p := r.ownPR(own, login); p != nil {
 				return &PullRequestRef{Number: p.Number, URL: p.URL, Draft: p.Draft, Fallback: true}

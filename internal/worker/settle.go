@@ -11,8 +11,8 @@ import (
 )
 
 // settle brings GitHub in line with a finished record: its comment posted,
-// the labels of its state, its claim comment deleted. What fails stays
-// pending in the record for the next recovery.
+// the labels of its state, then its claim comment deleted. What fails stays
+// pending in the record (the claim with it) for the next try.
 func (w *Worker) settle(ctx context.Context, client *github.Client, rec *Record) {
 	n := rec.Issue
 	// The defaults when the repository is no longer configured.
@@ -56,7 +56,9 @@ func (w *Worker) settle(ctx context.Context, client *github.Client, rec *Record)
 		}
 		rec.LabelsPending = !ok
 	}
-	if rec.ClaimCommentID != 0 {
+	// The claim goes last, and only once the rest is on GitHub: an issue
+	// labelled in progress without a claim is put back and run again.
+	if rec.ClaimCommentID != 0 && rec.settled() {
 		id := rec.ClaimCommentID
 		err := w.retry(ctx, func() error { return client.DeleteComment(ctx, id) })
 		if err == nil || tracker.KindOf(err) == tracker.KindNotFound {
@@ -103,31 +105,61 @@ func (w *Worker) postComment(ctx context.Context, client *github.Client, n int, 
 	return posted, nil
 }
 
-// retryAttempts is how many times the worker tries a GitHub write, on top
-// of the client's own retries of transient answers.
+// retryAttempts is how many times the worker tries a GitHub call that
+// failed for a transient reason, on top of the client's own retries.
 const retryAttempts = 3
 
-// retry calls fn until it succeeds, up to retryAttempts times, waiting
-// RetryDelay, then twice that, between tries. Failures that trying again
-// cannot fix (credentials, a missing issue) are not retried.
+// DefaultRateLimitWait is how long the worker waits out GitHub's rate
+// limits for one call (Options.RateLimitWait).
+const DefaultRateLimitWait = 3 * time.Minute
+
+// retry calls fn until it succeeds: up to retryAttempts times for a
+// transient failure, waiting RetryDelay, then twice that; as long as
+// GitHub's rate limits ask (Retry-After, X-RateLimit-Reset, else the same
+// doubling delay) while the waits add up to no more than RateLimitWait.
+// Failures that trying again cannot fix (credentials, a missing issue) are
+// not retried. Only a call that may be repeated goes through retry; see
+// retryRateLimit for one that may not.
 func (w *Worker) retry(ctx context.Context, fn func() error) error {
+	return w.tryFor(ctx, true, fn)
+}
+
+// retryRateLimit calls fn again only when GitHub refused it for a rate
+// limit (it then did nothing), within RateLimitWait: a pull request that
+// may have been created is not asked for twice.
+func (w *Worker) retryRateLimit(ctx context.Context, fn func() error) error {
+	return w.tryFor(ctx, false, fn)
+}
+
+func (w *Worker) tryFor(ctx context.Context, transient bool, fn func() error) error {
 	delay := w.opts.RetryDelay
+	var waited time.Duration
 	var err error
-	for attempt := 1; ; attempt++ {
+	for tries := 1; ; {
 		if err = fn(); err == nil {
 			return nil
 		}
-		switch tracker.KindOf(err) {
-		case tracker.KindAuth, tracker.KindNotFound:
-			return err
-		}
-		if attempt >= retryAttempts || ctx.Err() != nil {
-			return err
-		}
 		wait := delay
-		var te *tracker.Error
-		if errors.As(err, &te) && te.RetryAfter > wait {
-			wait = min(te.RetryAfter, time.Minute)
+		switch kind := tracker.KindOf(err); {
+		case kind == tracker.KindRateLimit:
+			var te *tracker.Error
+			if errors.As(err, &te) && te.RetryAfter > wait {
+				wait = te.RetryAfter
+			}
+			if waited+wait > w.opts.RateLimitWait {
+				return err
+			}
+			w.log.Info("github rate limit: waiting", "wait", wait, "err", tracker.Summary(err))
+		case !transient, kind == tracker.KindAuth, kind == tracker.KindNotFound:
+			return err
+		default:
+			if tries >= retryAttempts {
+				return err
+			}
+			tries++
+		}
+		if ctx.Err() != nil {
+			return err
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -136,6 +168,7 @@ func (w *Worker) retry(ctx context.Context, fn func() error) error {
 			return err
 		case <-t.C:
 		}
+		waited += wait
 		delay *= 2
 	}
 }

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -380,5 +381,46 @@ func TestSecretsIn(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMigrateAddsCheckpointColumns: a queue migrated by an earlier baton
+// (its checkpoint table without the attempt and outcome columns) is
+// refused by Check until Migrate adds them.
+func TestMigrateAddsCheckpointColumns(t *testing.T) {
+	ctx := t.Context()
+	q, err := OpenQueueReady(ctx, "", t.TempDir(), i18n.EN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	for _, stmt := range []string{"DROP TABLE baton_checkpoint", `CREATE TABLE baton_checkpoint (job_id BIGINT PRIMARY KEY, repo TEXT NOT NULL,
+	issue INTEGER NOT NULL, branch TEXT NOT NULL, host TEXT NOT NULL, session_id TEXT NOT NULL DEFAULT '', transcript BLOB,
+	deadline BIGINT NOT NULL DEFAULT 0, updated_at BIGINT NOT NULL)`} {
+		if _, err := q.db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Check(ctx, i18n.EN); err == nil || !strings.Contains(err.Error(), "baton worker migrate") {
+		t.Errorf("Check of the old table = %v; want the fix, baton worker migrate", err)
+	}
+	if err := q.Migrate(ctx, i18n.EN); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Check(ctx, i18n.EN); err != nil {
+		t.Errorf("Check after Migrate: %v", err)
+	}
+	cp := &checkpoint{JobID: 7, Attempt: 2, Repo: "acme/widgets", Issue: 1, Branch: "b", Host: "h"}
+	if err := q.saveCheckpoint(ctx, cp, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	stale := *cp
+	stale.Attempt, stale.Branch = 1, "stale"
+	if err := q.saveCheckpoint(ctx, &stale, time.Now()); !errors.Is(err, errStaleAttempt) {
+		t.Errorf("saving an earlier attempt's checkpoint: %v; want errStaleAttempt", err)
+	}
+	got, err := q.loadCheckpoint(ctx, 7)
+	if err != nil || got.Branch != "b" || got.Attempt != 2 {
+		t.Errorf("checkpoint = %+v, %v; want attempt 2's, branch b", got, err)
 	}
 }

@@ -83,6 +83,9 @@ type Options struct {
 	// RetryDelay is the first wait before retrying a GitHub write that
 	// failed after the client's own retries (default 2s, doubling).
 	RetryDelay time.Duration
+	// RateLimitWait bounds the waits for GitHub's rate limits of one call
+	// (default DefaultRateLimitWait).
+	RateLimitWait time.Duration
 
 	// Queue is the job queue; nil: the SQLite queue in DataDir.
 	Queue *Queue
@@ -139,6 +142,9 @@ func New(opts Options) (*Worker, error) {
 	}
 	if opts.RetryDelay <= 0 {
 		opts.RetryDelay = 2 * time.Second
+	}
+	if opts.RateLimitWait <= 0 {
+		opts.RateLimitWait = DefaultRateLimitWait
 	}
 	if opts.CheckpointEvery <= 0 {
 		opts.CheckpointEvery = 3 * opts.Minute
