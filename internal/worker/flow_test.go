@@ -555,12 +555,17 @@ func TestFlowGitHubFaults(t *testing.T) {
 			t.Fatalf("record pending: labels %v, comment %v, claim %d; want all three pending", rec.LabelsPending, rec.CommentPending != "", rec.ClaimCommentID)
 		}
 		joined := strings.Join(rec.Errors, "\n")
-		for _, want := range []string{"add label " + config.DefaultWorkerFailed, "comment", "delete claim comment", "502"} {
+		for _, want := range []string{"add label " + config.DefaultWorkerFailed, "comment", "502"} {
 			if !strings.Contains(joined, want) {
 				t.Errorf("record errors %q do not mention %q", joined, want)
 			}
 		}
 		h.wantLabels(t, n, []string{config.DefaultWorkerInProgress}, nil)
+		// The claim stays while the labels are not set: without it the
+		// issue would be put back and run again.
+		if c := h.gh.Calls(githubtest.RouteDeleteComment); c != 0 || len(h.claimComments(n)) != 1 {
+			t.Errorf("claim deletions tried %d, claims left %v; want the claim kept", c, h.claimComments(n))
+		}
 
 		h.gh.ClearFaults()
 		recovered, err := newWorker(t, opts).Recover(t.Context())
