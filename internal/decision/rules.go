@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/baton-cli/baton/internal/textcut"
+	"github.com/baton-cli/baton/internal/stated"
 )
 
 // Rules is the default extractor: no network, no model, the same answer for
@@ -107,18 +107,6 @@ func labelled(text string) []Candidate {
 	return out
 }
 
-// statedRE finds a decision stated in a sentence, in the person's words or
-// the agent's: "we decided to use port 8081 because …", "we've agreed to
-// …", "let's go with …"; "…に決めた", "…ことにしました", "…で決定". Group 1
-// is the English decision; a Japanese sentence is its own decision.
-var statedRE = lazyRE(`(?i)(?:\bwe(?:'ve| have)? (?:decided|agreed) (?:to|on|that)|\blet's go with|\bwe(?:'ll| will) go with|\bthe decision is to)\s+(.+)|(?:に決め(?:た|ました)|ことに(?:した|しました)|に決定(?:した|しました)?|で決定(?:した|しました)?)[。.!！]?$`)
-
-// reasonRE splits an English decision from its reason.
-var reasonRE = lazyRE(`(?i)[,;]?\s+(?:because|since|as|so that)\s+`)
-
-// jaReasonRE splits a Japanese sentence into its reason and decision.
-var jaReasonRE = lazyRE(`(?:ので|ため|から)[、,]`)
-
 // msgNotStated fills the fields a decision stated in one sentence leaves
 // out; msgStatedWhy its reason when it gives none.
 var (
@@ -127,38 +115,17 @@ var (
 )
 
 // statedDecisions finds the decisions stated in sentences of text (see
-// statedRE): the decision, its reason when the sentence gives one ("because
-// …", "…ので、"), the other fields marked not stated.
+// package stated): the decision, its reason when the sentence gives one,
+// the other fields marked not stated.
 func statedDecisions(text string) []Candidate {
 	var out []Candidate
-	for _, s := range textcut.Sentences(DropFences(text)) {
-		m := statedRE().FindStringSubmatch(s)
-		if m == nil {
-			continue
-		}
-		ja := m[1] == ""
-		what, why := strings.TrimSpace(m[1]), ""
-		if ja {
-			what = strings.TrimRight(s, "。.!！ ")
-			if loc := jaReasonRE().FindStringIndex(what); loc != nil {
-				why, what = what[:loc[0]], what[loc[1]:]
-			}
-		} else if loc := reasonRE().FindStringIndex(what); loc != nil {
-			why, what = what[loc[1]:], what[:loc[0]]
-		}
-		what = strings.TrimRight(strings.TrimSpace(what), ".!,;:")
-		why = strings.TrimRight(strings.TrimSpace(why), ".!。")
-		if what == "" {
-			continue
-		}
-		if !ja {
-			what = strings.ToUpper(what[:1]) + what[1:]
-		}
+	for _, d := range stated.Find(DropFences(text)) {
+		why := d.Why
 		if why == "" {
-			why = msgStatedWhy[ja]
+			why = msgStatedWhy[d.JA]
 		}
-		c := Candidate{What: what, Why: why, Alternatives: msgNotStated[ja], Consequences: msgNotStated[ja], ScopeHint: ScopeIssue}
-		c.Slug = Slugify(what)
+		c := Candidate{What: d.What, Why: why, Alternatives: msgNotStated[d.JA], Consequences: msgNotStated[d.JA], ScopeHint: ScopeIssue}
+		c.Slug = Slugify(d.What)
 		out = append(out, c)
 	}
 	return out
