@@ -62,11 +62,11 @@ const pushReadBytes = 64 << 10
 // the newest day: a rebuild of an older day can come after it.
 const latestDays = 16
 
-// newestDecisions decodes the route's decisions from the newest back until
+// NewestDecisions decodes the route's decisions from the newest back until
 // they fill budget characters: older ones could not be pushed beside them.
 // It returns their lines in the log's text format, oldest first, and how
 // many older lines it left unread.
-func newestDecisions(f Files, budget int, hide func(*Decision) bool) (ds []string, older int, err error) {
+func NewestDecisions(f Files, budget int, hide func(*Decision) bool) (ds []string, older int, err error) {
 	lines, err := tailLines(f.Decisions(), maxDecisionsRead)
 	if err != nil {
 		return nil, 0, err
@@ -159,7 +159,7 @@ func LoadLayers(o PushOptions, lastActive time.Time) (Offered, error) {
 		return l, err
 	}
 	l.Files = f
-	decisions, older, err := newestDecisions(f, o.Budget, o.Hide)
+	decisions, older, err := NewestDecisions(f, o.Budget, o.Hide)
 	if err != nil {
 		return l, err
 	}

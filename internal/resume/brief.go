@@ -1,7 +1,9 @@
 package resume
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/baton-cli/baton/internal/quote"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/textcut"
+	"github.com/baton-cli/baton/internal/textnorm"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
 
@@ -111,18 +114,6 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 			items = append(items, recall.Item{Layer: layer, Text: text, Priority: recall.TierPriority(tier, len(items))})
 		}
 	}
-	if o.Own {
-		for _, text := range b.nowItems(o) {
-			add(recall.TierNow, recall.LNow, text)
-		}
-		notes, err := br.reviewNotes(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		for _, note := range notes {
-			add(recall.TierNow, recall.LNow, note)
-		}
-	}
 	older := 0
 	if o.Layers {
 		team, hide, err := teamItems(o, b.Branch)
@@ -136,6 +127,23 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		br.DailyDue, older = l.DailyDue, l.Older
 		items = append(append(items, l.Items...), team...)
 	}
+	if o.Own {
+		// The decisions approved since they were stated are among the
+		// layers' items.
+		if err := b.dropApproved(o, items); err != nil {
+			return nil, err
+		}
+		for _, text := range b.nowItems(o) {
+			add(recall.TierNow, recall.LNow, text)
+		}
+		notes, err := br.reviewNotes(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		for _, note := range notes {
+			add(recall.TierNow, recall.LNow, note)
+		}
+	}
 	var told *wtstate.Told
 	if ss := st.Session(o.Session); ss != nil && o.Conversation {
 		told = ss.Told
@@ -146,7 +154,7 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		br.Told = &wtstate.Told{At: h.At, Facts: br.facts(items)}
 		return br, nil
 	}
-	head, worth := br.head(o)
+	head, worth := br.head(o, hasDecisions(items) || older > 0)
 	if len(items) == 0 && older == 0 && !worth {
 		return br, nil
 	}
@@ -228,6 +236,14 @@ var (
 	msgAwaitingModel = i18n.Msg{JA: "決定の候補 %d 件が人の確認を待っています（まだ決定ではありません）。", EN: "%d proposed decision(s) await the person's review (not decided yet)."}
 	msgAwaitingHuman = i18n.Msg{JA: "決定の候補 %d 件があなたの確認を待っています: `baton context approve` で一覧、`baton context approve <id>` で承認します。", EN: "%d proposed decision(s) await your review: `baton context approve` lists them, `baton context approve <id>` approves one."}
 	msgCarryOn       = i18n.Msg{JA: "このタスクを続けてください。承認済みの決定は覆さず、下の未完了の項目から再開してください。", EN: "Carry on with this task: keep to the approved decisions and pick up from the open items below."}
+	msgCarryOnOpen   = i18n.Msg{JA: "このタスクを続けてください。下の未完了の項目から再開してください。", EN: "Carry on with this task: pick up from the open items below."}
+	msgCarryOnKeep   = i18n.Msg{JA: "このタスクを続けてください。承認済みの決定は覆さないでください。", EN: "Carry on with this task, keeping to the approved decisions."}
+	msgCarryOnPlain  = i18n.Msg{JA: "このタスクを続けてください。", EN: "Carry on with this task."}
+	msgNowStated     = i18n.Msg{JA: "**会話で述べられた決定**（人はまだ承認していません）：", EN: "**Decisions stated in the conversation** (no person has approved them yet):"}
+	msgStatedBy      = i18n.Msg{JA: "- %s（%s、%s）", EN: "- %s (%s, %s)"}
+	msgStatedPerson  = i18n.Msg{JA: "人の発言", EN: "said by the person"}
+	msgStatedAgent   = i18n.Msg{JA: "エージェントの発言", EN: "said by the agent"}
+	msgStatedOlder   = i18n.Msg{JA: "- ほかに、より古いものが %d 件", EN: "- … and %d older one(s)"}
 	msgAfterClear    = i18n.Msg{JA: "ユーザーの次の依頼に従ってください。下はこのワークツリーで進んでいた作業です。", EN: "Follow the user's next request; below is the work that was going on in this worktree."}
 	msgAskContinue   = i18n.Msg{JA: "ユーザーの依頼が具体的でなければ、この状況を伝えて続けるかどうか確認してから動いてください。", EN: "Unless the user's request says what to do, tell them where work left off and ask whether to continue before acting."}
 	msgAskStale      = i18n.Msg{JA: "記録は古い（%s）です。ユーザーの依頼が具体的でなければ、まだ続ける価値があるか確認してください。", EN: "This is old (%s). Unless the user's request says what to do, ask whether it is still worth continuing."}
@@ -269,7 +285,7 @@ var ignoredWhy = map[string]i18n.Msg{
 // head is the restart case, the task and what to do: the part always
 // kept. worth says whether it is worth saying on its own (more than the
 // restart case).
-func (br *Brief) head(o BriefOptions) (text string, worth bool) {
+func (br *Brief) head(o BriefOptions, decisions bool) (text string, worth bool) {
 	b, lang := br.Briefing, o.Lang
 	var lines []string
 	switch br.Case {
@@ -317,7 +333,7 @@ func (br *Brief) head(o BriefOptions) (text string, worth bool) {
 	case o.ForPerson:
 		lines = append(lines, msgForPerson.In(lang))
 	case br.Case == recall.CaseCompact || br.Case == recall.CaseResume:
-		lines = append(lines, msgCarryOn.In(lang))
+		lines = append(lines, carryOn(decisions, b.open()).In(lang))
 	case br.Case == recall.CaseClear:
 		lines = append(lines, msgAfterClear.In(lang))
 	case b.SetupOnly:
@@ -329,6 +345,93 @@ func (br *Brief) head(o BriefOptions) (text string, worth bool) {
 	}
 	worth = worth || something || b.Elsewhere != nil || b.StateError != nil || b.StateIgnored != ""
 	return strings.Join(lines, "\n"), worth
+}
+
+// carryOn is what a compacted or resumed session is told to do: keep to
+// the approved decisions when there are any, pick up from the open items
+// when there are any.
+func carryOn(decisions, open bool) i18n.Msg {
+	switch {
+	case decisions && open:
+		return msgCarryOn
+	case open:
+		return msgCarryOnOpen
+	case decisions:
+		return msgCarryOnKeep
+	}
+	return msgCarryOnPlain
+}
+
+// hasDecisions reports whether items hold an approved decision.
+func hasDecisions(items []recall.Item) bool {
+	return slices.ContainsFunc(items, func(it recall.Item) bool { return it.Layer == recall.L3 })
+}
+
+// open reports whether the worktree has open items: a failing command, the
+// announced next step, prompts not answered, todo items not done, what
+// current.md says is in progress or next, or a stated decision.
+func (b *Briefing) open() bool {
+	todo := slices.ContainsFunc(b.Todo, func(it TodoItem) bool { return it.Status != "completed" })
+	return len(b.Failing) > 0 || b.NextStep != "" || len(b.Unanswered) > 0 || todo ||
+		len(b.Doing) > 0 || len(b.Next) > 0 || len(b.Stated) > 0
+}
+
+// MaxStatedShown is how many stated decisions a briefing lists, the newest.
+const MaxStatedShown = 5
+
+// dropApproved leaves out of b.Stated the decisions a person approved
+// since: those the decision log (its newest entries, among items when
+// the layers were loaded) holds.
+func (b *Briefing) dropApproved(o BriefOptions, items []recall.Item) error {
+	if len(b.Stated) == 0 {
+		return nil
+	}
+	var approved []string
+	if o.Layers {
+		for _, it := range items {
+			if it.Layer == recall.L3 {
+				approved = append(approved, textnorm.Fold(it.Text))
+			}
+		}
+	} else {
+		f, err := recall.FilesFor(o.State, o.Route)
+		if err != nil {
+			return err
+		}
+		lines, _, err := recall.NewestDecisions(f, o.Budget, nil)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			approved = append(approved, textnorm.Fold(l))
+		}
+	}
+	b.Stated = slices.DeleteFunc(slices.Clone(b.Stated), func(st wtstate.Statement) bool {
+		what := textnorm.Fold(cmp.Or(st.What, st.Text))
+		return slices.ContainsFunc(approved, func(a string) bool { return strings.Contains(a, what) })
+	})
+	return nil
+}
+
+// statedItem lists the decisions stated in the conversation and not
+// approved, newest first; "" when there are none.
+func (b *Briefing) statedItem(lang i18n.Lang) string {
+	if len(b.Stated) == 0 {
+		return ""
+	}
+	lines := []string{msgNowStated.In(lang)}
+	for i := len(b.Stated) - 1; i >= 0 && len(lines) <= MaxStatedShown; i-- {
+		st := b.Stated[i]
+		by := msgStatedAgent
+		if st.Person {
+			by = msgStatedPerson
+		}
+		lines = append(lines, msgStatedBy.Format(lang, textcut.OneLine(st.Text), by.In(lang), Ago(b.At.Sub(st.TS), lang)))
+	}
+	if n := len(b.Stated) - MaxStatedShown; n > 0 {
+		lines = append(lines, msgStatedOlder.Format(lang, n))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // nowHeading heads "where you left off": estimated from the activity log
@@ -403,6 +506,9 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 	} else if s != "" {
 		out = append(out, b.lastMessageItem(lang))
 		lastMsg = false
+	}
+	if text := b.statedItem(lang); text != "" {
+		out = append(out, text)
 	}
 	if b.Source == FromState {
 		lines := []string{msgNowUpdated.Format(lang, b.Updated.Format(time.RFC3339)), msgNowState.Format(lang, Ago(b.At.Sub(b.Updated), lang), b.statePath())}

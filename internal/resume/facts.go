@@ -123,6 +123,7 @@ func (b *Briefing) fromState(s *wtstate.State) {
 	if p := s.Previous; p != nil {
 		b.PreviousTask = p.Text
 	}
+	b.Stated = s.Stated
 	switch {
 	case s.Next != nil:
 		b.NextStep, b.NextStepAt = s.Next.Text, s.Next.TS

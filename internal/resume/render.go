@@ -93,9 +93,18 @@ type jsonBriefing struct {
 	Todo         []TodoItem     `json:"todo"`
 	LastMessage  string         `json:"last_message"`
 	NextStep     string         `json:"next_step"`
+	Stated       []jsonStated   `json:"stated_decisions"`
 	Crashed      *jsonSession   `json:"crashed_session"`
 	Live         []jsonSession  `json:"live_sessions"`
 	Left         map[string]int `json:"left_out,omitempty"`
+}
+
+// jsonStated is a decision stated in the conversation that no person
+// approved.
+type jsonStated struct {
+	Text   string `json:"text"`
+	By     string `json:"by"` // person or agent
+	Stated string `json:"stated"`
 }
 
 type jsonOther struct {
@@ -129,6 +138,14 @@ func (br *Brief) JSON() ([]byte, error) {
 	}
 	if j.TopFiles == nil {
 		j.TopFiles = []FileCount{}
+	}
+	j.Stated = []jsonStated{}
+	for _, st := range b.Stated {
+		by := "agent"
+		if st.Person {
+			by = "person"
+		}
+		j.Stated = append(j.Stated, jsonStated{Text: st.Text, By: by, Stated: st.TS.Format(time.RFC3339)})
 	}
 	if j.Failing == nil {
 		j.Failing = []Failure{}

@@ -152,6 +152,10 @@ type Briefing struct {
 	// done, whatever was said after it; NextStepAt when it said so.
 	NextStep   string
 	NextStepAt time.Time
+	// Stated is the decisions stated in the conversation that no person
+	// approved, oldest first (a briefing leaves out those it finds among
+	// the approved decisions).
+	Stated []wtstate.Statement
 	// Sessions is what the worktree's state.json knows of its sessions;
 	// nil when it has none.
 	Sessions *wtstate.State

@@ -61,18 +61,20 @@ func workedAt(recs []journal.Record, session string) time.Time {
 	return t
 }
 
-// Keys of the facts a briefing holds. A failing command is kept as it is
-// shown, so a later start can say it works now.
+// Keys of the facts a briefing holds. A failing command and the next step
+// are kept as they are shown, so a later start can say the command works
+// now and the step is done.
 const (
 	factTask     = "task "
-	factNext     = "next "
+	factNext     = "step "
 	factDecision = "decision "
 	factSummary  = "summary "
 	factFailing  = "failing "
+	factStated   = "stated "
 )
 
 func factOf(kind, text string) string {
-	if kind == factFailing {
+	if kind == factFailing || kind == factNext {
 		return kind + textcut.Chars(textcut.OneLine(text), 200)
 	}
 	h := sha256.Sum256([]byte(text))
@@ -98,6 +100,9 @@ func (br *Brief) facts(items []recall.Item) []string {
 	for _, f := range b.Failing {
 		out = append(out, factOf(factFailing, f.Cmd))
 	}
+	for _, st := range b.Stated {
+		out = append(out, factOf(factStated, st.Text))
+	}
 	return out
 }
 
@@ -114,7 +119,7 @@ func layerFact(it recall.Item) (string, bool) {
 
 var (
 	msgSinceTitle   = i18n.Msg{JA: "## baton: この会話の前のブリーフィングからの変化（ブランチ %s）", EN: "## baton: what changed since the briefing earlier in this conversation (branch %s)"}
-	msgSinceResume  = i18n.Msg{JA: "セッションが再開されました（--continue / --resume）。この会話にある baton のブリーフィングは今も有効です。その後の変化:", EN: "The session was resumed (--continue or --resume). baton's briefing earlier in this conversation still holds; since then:"}
+	msgSinceResume  = i18n.Msg{JA: "セッションが再開されました（--continue / --resume）。この会話にある baton のブリーフィングは%sに出したもので、その中の経過時間（「たった今」など）はその時点から数えたものです。下はその後の変化で、食い違うところは下が今の状態です。それ以外は今も有効です。", EN: "The session was resumed (--continue or --resume). baton's briefing earlier in this conversation was given %s, and the ages in it (\"just now\") count from then. Below is what changed since: where the two differ, this is how things stand now; the rest still holds."}
 	msgSinceManual  = i18n.Msg{JA: "会話が /compact で圧縮されました。直前の baton のブリーフィングは圧縮後も残っていて、今も有効です。", EN: "The conversation was compacted with /compact; baton's briefing just before it was kept and still holds."}
 	msgSinceAuto    = i18n.Msg{JA: "会話がコンテキストの上限に達して自動で圧縮されました。直前の baton のブリーフィングは圧縮後も残っていて、今も有効です。", EN: "The conversation reached the context limit and was compacted automatically; baton's briefing just before it was kept and still holds."}
 	msgSinceCompact = i18n.Msg{JA: "会話が圧縮されました。直前の baton のブリーフィングは圧縮後も残っていて、今も有効です。", EN: "The conversation was compacted; baton's briefing just before it was kept and still holds."}
@@ -123,6 +128,8 @@ var (
 	msgSinceNow     = i18n.Msg{JA: "### 作業の変化", EN: "### Changes in the work"}
 	msgSinceFailing = i18n.Msg{JA: "**新たに失敗したままのコマンド**：", EN: "**Commands failing since**:"}
 	msgSinceFixed   = i18n.Msg{JA: "**もう失敗していないコマンド**：%s", EN: "**No longer failing**: %s"}
+	msgSinceDone    = i18n.Msg{JA: "**もう未完了ではない次のステップ**：%s", EN: "**Next step no longer open**: %s"}
+	msgSinceStated  = i18n.Msg{JA: "**新たに会話で述べられた決定**（人はまだ承認していません）：", EN: "**Decisions stated since** (no person has approved them yet):"}
 )
 
 // since is the text a start adds to a conversation whose briefing holds
@@ -178,12 +185,27 @@ func (br *Brief) since(h *wtstate.Told, items []recall.Item, o BriefOptions) str
 	if s := b.NextStep; s != "" && !told[factOf(factNext, s)] {
 		put(recall.TierNow, recall.LNow, msgNowNextStep.Format(lang, s))
 	}
+	for _, f := range h.Facts {
+		// A new step, above, says the old one is past.
+		if step, ok := strings.CutPrefix(f, factNext); ok && b.NextStep == "" {
+			put(recall.TierNow, recall.LNow, msgSinceDone.Format(lang, step))
+		}
+	}
+	var stated []string
+	for _, st := range b.Stated {
+		if !told[factOf(factStated, st.Text)] {
+			stated = append(stated, "- "+textcut.OneLine(st.Text))
+		}
+	}
+	if len(stated) > 0 {
+		put(recall.TierNow, recall.LNow, msgSinceStated.In(lang)+"\n"+strings.Join(stated, "\n"))
+	}
 	var head string
 	switch {
 	case br.Case == recall.CaseResume && len(add) == 0:
 		return ""
 	case br.Case == recall.CaseResume:
-		head = msgSinceResume.In(lang)
+		head = msgSinceResume.Format(lang, Ago(b.At.Sub(h.At), lang))
 	case br.Trigger == "manual":
 		head = msgSinceManual.In(lang)
 	case br.Trigger == "auto":

@@ -124,6 +124,30 @@ func TestOneBriefingPerConversation(t *testing.T) {
 			not:  []string{"where this worktree stands"},
 		},
 		{
+			// A compacted conversation is resumed after another session
+			// fixed what its briefing said was failing: the update says
+			// when that briefing was given and that it replaces it, the
+			// command works and the step it was about is done.
+			name: "resume-of-a-compacted-session-after-the-fix",
+			steps: []step{
+				{evs: work("s1", 90), source: "startup", ago: 91},
+				{evs: []ev{
+					{75, journal.Record{Event: "UserPromptSubmit", Session: "s1", Prompt: "/compact"}, ""},
+					{74, journal.Record{Event: "PreCompact", Session: "s1", Trigger: "manual"}, ""},
+				}, source: "compact", ago: 74},
+				{evs: []ev{
+					{70, journal.Record{Event: "SessionEnd", Session: "s1"}, ""},
+					{40, journal.Record{Event: "SessionStart", Session: "s2", Source: "startup"}, ""},
+					{39, journal.Record{Event: "PostToolUse", Session: "s2", Tool: "Bash", Cmd: "go test ./query/", Exit: &exit0}, ""},
+					{38, journal.Record{Event: "Stop", Session: "s2", Message: "The query tests pass now."}, "The query tests pass now."},
+					{37, journal.Record{Event: "SessionEnd", Session: "s2"}, ""},
+				}, source: "resume", ago: 1},
+			},
+			want: []string{"was given 1 hour ago", "count from then", "where the two differ, this is how things stand now",
+				"**No longer failing**: `go test ./query/`", "**Next step no longer open**: Next I will make the lexer keep a quoted string as one token."},
+			not: []string{"where this worktree stands", "Carry on", "still failing"},
+		},
+		{
 			name: "resume-of-a-conversation-never-briefed",
 			steps: []step{
 				{evs: append(work("s1", 60), ev{20, journal.Record{Event: "SessionEnd", Session: "s1"}, ""}), source: "resume", ago: 1},
@@ -237,5 +261,62 @@ func TestBriefNamesOnlyToolsThatExist(t *testing.T) {
 		if !strings.Contains(br.Text, tt.want) || strings.Contains(br.Text, tt.not) {
 			t.Errorf("MCP %v: got\n%s\nwant %q in it and not %q", tt.mcp, br.Text, tt.want, tt.not)
 		}
+	}
+}
+
+// TestStatedDecisionsCarried: a decision the agent or the person stated in
+// the conversation, and nobody approved, stays in every briefing after the
+// message that said it is long past, marked as not approved; it leaves once
+// the decision log holds it. A compaction with no decision at all does not
+// tell the agent to keep to approved decisions.
+func TestStatedDecisionsCarried(t *testing.T) {
+	st := state.Dir{Root: t.TempDir()}
+	f, err := recall.FilesFor(st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(f.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const said = "The script reads no DB_URL. We will use port 8081 because 8080 is taken. Next I will set DB_URL in deploy.sh and rerun it."
+	observe(t, st, []ev{
+		{60, journal.Record{Event: "SessionStart", Session: "s1", Source: "startup"}, ""},
+		{59, journal.Record{Event: "UserPromptSubmit", Session: "s1", Prompt: "Fix the staging deploy script"}, ""},
+		{58, journal.Record{Event: "Stop", Session: "s1", Message: said}, said},
+		{57, journal.Record{Event: "UserPromptSubmit", Session: "s1", Prompt: "OK. Let's go with JSON logs, since the collector parses them."}, ""},
+		{56, journal.Record{Event: "Stop", Session: "s1", Message: "OK."}, "OK."},
+		{55, journal.Record{Event: "UserPromptSubmit", Session: "s1", Prompt: "thanks"}, ""},
+		{54, journal.Record{Event: "Stop", Session: "s1", Message: "You're welcome."}, "You're welcome."},
+		{53, journal.Record{Event: "PreCompact", Session: "s1", Trigger: "manual"}, ""},
+		{53, journal.Record{Event: "SessionStart", Session: "s1", Source: "compact"}, ""},
+	}, nil)
+	br := startBriefs(t, st, "s1", "compact", at(53))
+	en, ja := br[i18n.EN].Text, br[i18n.JA].Text
+	t.Log(en)
+	for _, w := range []string{
+		"**Decisions stated in the conversation** (no person has approved them yet):",
+		"- JSON logs because the collector parses them (said by the person, 4 minutes ago)",
+		"- Use port 8081 because 8080 is taken (said by the agent, 5 minutes ago)",
+		"Carry on with this task: pick up from the open items below.",
+	} {
+		if !strings.Contains(en, w) {
+			t.Errorf("briefing lacks %q:\n%s", w, en)
+		}
+	}
+	if strings.Contains(en, "approved decisions") {
+		t.Errorf("told to keep to approved decisions when there are none:\n%s", en)
+	}
+	if !strings.Contains(ja, "**会話で述べられた決定**（人はまだ承認していません）：") || !strings.Contains(ja, "Use port 8081 because 8080 is taken（エージェントの発言、5 分前）") {
+		t.Errorf("Japanese briefing lacks the stated decisions:\n%s", ja)
+	}
+
+	// Approved: it leaves the list, and the agent is told to keep to it.
+	if _, err := recall.AppendDecisions(f, recall.Decision{Date: "2026-05-09", Summary: "Use port 8081 for the server because 8080 is taken by the proxy", Source: "issue", Issue: 7}); err != nil {
+		t.Fatal(err)
+	}
+	observe(t, st, []ev{{10, journal.Record{Event: "SessionStart", Session: "s2", Source: "startup"}, ""}}, nil)
+	en = startBriefs(t, st, "s2", "startup", at(10))[i18n.EN].Text
+	if strings.Contains(en, "- Use port 8081 because 8080 is taken (said by") || !strings.Contains(en, "- JSON logs because the collector parses them") {
+		t.Errorf("after approval, the stated list is wrong:\n%s", en)
 	}
 }

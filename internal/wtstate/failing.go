@@ -2,6 +2,7 @@ package wtstate
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/baton-cli/baton/internal/journal"
@@ -41,10 +42,34 @@ func ApplyFailing(list []Failure, r journal.Record) ([]Failure, bool) {
 			out = out[n-MaxFailing:]
 		}
 		return out, true
-	case r.Event == "PostToolUse" && r.Exit != nil && *r.Exit == 0 && i >= 0 && !list[i].At.After(r.TS):
-		return slices.Delete(slices.Clone(list), i, i+1), true
+	case r.Event == "PostToolUse" && r.Exit != nil && *r.Exit == 0:
+		// The command works now, or the same with variables set before it
+		// ("DB_URL=… ./deploy.sh" after "./deploy.sh" failed).
+		out := slices.DeleteFunc(slices.Clone(list), func(f Failure) bool {
+			return SameCommand(f.Cmd, r.Cmd) && !f.At.After(r.TS)
+		})
+		return out, len(out) != len(list)
 	}
 	return list, false
+}
+
+// SameCommand reports whether a and b run the same command line, the
+// variables set before it aside.
+func SameCommand(a, b string) bool {
+	return a == b || bare(a) == bare(b)
+}
+
+// bare is a command line without the variable settings before it.
+func bare(cmd string) string {
+	rest := strings.TrimSpace(cmd)
+	for {
+		word, after, _ := strings.Cut(rest, " ")
+		name, _, ok := strings.Cut(word, "=")
+		if !ok || name == "" || strings.ContainsAny(name, `"'$/`) {
+			return rest
+		}
+		rest = strings.TrimSpace(after)
+	}
 }
 
 // failing keeps the worktree's failing commands in state.json, beyond the
@@ -66,6 +91,9 @@ func (d Dir) failing(r journal.Record) error {
 	return d.Update(func(s *State) bool {
 		var changed bool
 		s.Failing, changed = ApplyFailing(s.Failing, r)
+		if changed && r.Event == "PostToolUse" {
+			s.worked(r.Cmd)
+		}
 		return changed
 	})
 }

@@ -58,10 +58,12 @@ func (d Dir) Observe(e Event) error {
 		if err != nil {
 			return err
 		}
-		if _, ok := s.task(e); !ok {
+		said := statedIn(promptOf(e))
+		if _, ok := s.task(e); !ok && len(said) == 0 {
 			return nil
 		}
 		return d.Update(func(s *State) bool {
+			changed := s.state(said, r.Session, r.TS, true)
 			t, ok := s.task(e)
 			if ok {
 				s.Chain = t.Chain
@@ -74,7 +76,7 @@ func (d Dir) Observe(e Event) error {
 				}
 				s.Task = &t
 			}
-			return ok
+			return ok || changed
 		})
 	}
 	return nil
@@ -119,7 +121,8 @@ func (s *State) session(e Event) {
 		if m := textcut.Chars(msg, MaxMessage); m != "" {
 			ss.Message = m
 		}
-		s.answer(r, msg)
+		s.answer(r, msg, ss.Last)
+		s.state(statedIn(msg), r.Session, r.TS, false)
 	case "PreCompact":
 		ss.Trigger = r.Trigger
 	case "SessionEnd":
@@ -140,10 +143,7 @@ func (s *State) session(e Event) {
 // mid-session), the prompt's session opens the chain.
 func (s *State) task(e Event) (Task, bool) {
 	r := e.Record
-	prompt := strings.TrimSpace(e.Prompt)
-	if prompt == "" {
-		prompt = strings.TrimSpace(r.Prompt)
-	}
+	prompt := promptOf(e)
 	t := Task{Session: r.Session, TS: r.TS, Chain: cmp.Or(s.Chain, r.Session)}
 	if text, ok := NewTask(prompt); ok {
 		t.Text, t.By = textcut.Chars(redact.Redact(text), MaxTask), ByExplicit
@@ -156,4 +156,10 @@ func (s *State) task(e Event) (Task, bool) {
 	}
 	t.Text, t.By = textcut.Chars(redact.Redact(prompt), MaxTask), ByPrompt
 	return t, true
+}
+
+// promptOf is a UserPromptSubmit's prompt: whole when the hook had it, else
+// as the record cut it.
+func promptOf(e Event) string {
+	return strings.TrimSpace(cmp.Or(e.Prompt, e.Record.Prompt))
 }

@@ -1,6 +1,8 @@
 package wtstate
 
 import (
+	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,11 +13,14 @@ import (
 // Step is the next step the agent announced ("Next I will …"). It is an
 // open loop of the worktree: it stays, whatever is said in between (the
 // person's "LGTM", the agent's "OK."), until the agent announces another or
-// reports it done.
+// reports it done, or until a failing command it was about works.
 type Step struct {
 	Text    string    `json:"text"`
 	Session string    `json:"session,omitempty"`
 	TS      time.Time `json:"ts"`
+	// After is the commands that failed in the turn that announced it: the
+	// step is the way out of their failure.
+	After []string `json:"after,omitempty"`
 }
 
 // MaxStep is the most characters of a next step kept.
@@ -24,15 +29,78 @@ const MaxStep = 500
 // answer applies an agent's answer (redacted) to the next step: one it
 // announces replaces the step; one that reports work done, announcing
 // nothing, closes it.
-func (s *State) answer(r journal.Record, msg string) {
+// since is when the turn answered began (the session's previous event).
+func (s *State) answer(r journal.Record, msg string, since time.Time) {
 	if step := NextStep(msg); step != "" {
 		s.Next = &Step{Text: textcut.Chars(step, MaxStep), Session: r.Session, TS: r.TS}
+		for _, f := range s.Failing {
+			if f.At.After(since) {
+				s.Next.After = append(s.Next.After, f.Cmd)
+			}
+		}
 		return
 	}
 	if s.Next != nil && reportsDone(msg) {
 		s.Next = nil
 	}
 }
+
+// worked applies a failing command that works now to the next step: a step
+// announced after its failure, or one that names it ("set DB_URL in
+// deploy.sh and rerun it"), is done.
+func (s *State) worked(cmd string) {
+	if s.Next != nil && (slices.ContainsFunc(s.Next.After, func(c string) bool { return SameCommand(c, cmd) }) || names(s.Next.Text, cmd)) {
+		s.Next = nil
+	}
+}
+
+// names reports whether text names command: the script or file it runs
+// (deploy.sh for "DB_URL=x ./deploy.sh staging") or its program with its
+// subcommand ("go test" for "go test ./...").
+func names(text, command string) bool {
+	l := strings.ToLower(text)
+	for _, w := range commandWords(strings.ToLower(command)) {
+		if hasCue(l, []string{w}) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandWords are the words that name a command line: the file names it
+// holds, and its program with its first argument ("go test"), or alone when
+// it is a long name ("pytest"); variable settings, flags and wrappers
+// (sudo, env, a shell's -c) are skipped.
+func commandWords(command string) []string {
+	var out, prog []string
+	for _, f := range strings.Fields(command) {
+		f = strings.Trim(f, `"'`+"`;&|()")
+		switch {
+		case f == "" || strings.HasPrefix(f, "-"):
+		case len(prog) == 0 && (strings.Contains(f, "=") || wrappers[f]):
+		case strings.ContainsAny(f, "./"):
+			if base := path.Base(f); len(base) >= 3 && strings.Trim(base, ".") != "" {
+				out = append(out, base)
+			}
+			if len(prog) == 0 {
+				prog = append(prog, "") // a script names itself
+			}
+		case len(prog) < 2:
+			prog = append(prog, f)
+		}
+	}
+	switch {
+	case len(prog) == 0 || prog[0] == "":
+	case len(prog) == 2:
+		out = append(out, prog[0]+" "+prog[1])
+	case len(prog[0]) >= 5:
+		out = append(out, prog[0])
+	}
+	return out
+}
+
+// wrappers run the command after them.
+var wrappers = map[string]bool{"sudo": true, "env": true, "time": true, "nohup": true, "exec": true, "command": true, "sh": true, "bash": true, "zsh": true, "dash": true}
 
 // NextStep is the last sentence of an agent's answer that says what it
 // will do next, or "".
@@ -49,13 +117,17 @@ func NextStep(msg string) string {
 // nextCues mark a sentence about what comes next.
 var nextCues = []string{"next", "i will", "i'll", "then i", "going to", "次は", "次に", "これから", "続いて", "このあと", "この後"}
 
-// doneCues mark an answer that reports work done.
-var doneCues = []string{"done", "finished", "completed", "完了", "終わりました", "終えました", "できました", "済みです", "済ませました"}
+// doneCues mark an answer that reports work done; notCues a sentence that
+// says it is not ("not done yet", "still fails").
+var (
+	doneCues = []string{"done", "finished", "completed", "fixed", "now works", "works now", "now passes", "passes now", "succeeded", "完了", "終わりました", "終えました", "できました", "済みです", "済ませました", "直りました", "解決しました", "成功しました"}
+	notCues  = []string{"not", "isn't", "aren't", "wasn't", "didn't", "doesn't", "haven't", "hasn't", "never", "yet", "still", "まだ"}
+)
 
 // reportsDone reports whether an answer says work is done.
 func reportsDone(msg string) bool {
 	for _, s := range textcut.Sentences(msg) {
-		if hasCue(s, doneCues) {
+		if hasCue(s, doneCues) && !hasCue(s, notCues) {
 			return true
 		}
 	}

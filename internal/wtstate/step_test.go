@@ -1,6 +1,7 @@
 package wtstate
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -28,6 +29,27 @@ func TestNextStep(t *testing.T) {
 // worktree's open loop through the person's acknowledgements, the agent's
 // short answers, compactions and a new session, until the agent announces
 // another or reports it done; a new task closes it.
+func TestCommandWords(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{"./deploy.sh staging", []string{"deploy.sh"}},
+		{"DB_URL=postgres://db/app ./scripts/deploy.sh --env staging", []string{"deploy.sh"}},
+		{"go test ./...", []string{"go test"}},
+		{"sudo -E npm run build", []string{"npm run"}},
+		{"bash -c 'make test'", []string{"make test"}},
+		{"pytest", []string{"pytest"}},
+		{"make", nil},
+		{"cat config.yaml", []string{"config.yaml"}},
+	}
+	for _, tt := range tests {
+		if got := commandWords(tt.cmd); !slices.Equal(got, tt.want) {
+			t.Errorf("commandWords(%q) = %q; want %q", tt.cmd, got, tt.want)
+		}
+	}
+}
+
 func TestNextStepStaysOpen(t *testing.T) {
 	const step1 = "Next I will set DB_URL in deploy.sh and rerun it."
 	type call struct {
@@ -64,6 +86,34 @@ func TestNextStepStaysOpen(t *testing.T) {
 			{"Stop", "s1", "", "次に deploy.sh の DB_URL を設定します。", "次に deploy.sh の DB_URL を設定します。"},
 			{"Stop", "s1", "", "設定が完了しました。", ""},
 		}},
+		{"not done yet keeps it", []call{
+			{"Stop", "s1", "", step1, step1},
+			{"Stop", "s1", "", "The rerun is not done yet; it still fails.", step1},
+		}},
+		{"the agent saying it works closes it", []call{
+			{"Stop", "s1", "", step1, step1},
+			{"Stop", "s1", "", "deploy now works with DB_URL set.", ""},
+		}},
+		// The failing command the step is about works: the step is done,
+		// whatever the agent says of it.
+		{"the command it names works", []call{
+			{"PostToolUseFailure", "s1", "", "./deploy.sh staging", step1[:0]},
+			{"Stop", "s1", "", step1, step1},
+			{"PostToolUse", "s1", "", "go test ./...", step1},
+			{"PostToolUse", "s1", "", "DB_URL=postgres://x ./deploy.sh staging", ""},
+		}},
+		{"the command that failed before it works", []call{
+			{"Stop", "s1", "", "Starting.", ""},
+			{"PostToolUseFailure", "s1", "", "make release", ""},
+			{"Stop", "s1", "", "It needs the signing key. Next I will export it and rerun.", "Next I will export it and rerun."},
+			{"PostToolUse", "s1", "", "make release", ""},
+		}},
+		{"a command failing before the turn is not its own", []call{
+			{"PostToolUseFailure", "s1", "", "make lint", ""},
+			{"Stop", "s1", "", "Lint fails, ignoring it.", ""},
+			{"Stop", "s1", "", "Next I will write the changelog.", "Next I will write the changelog."},
+			{"PostToolUse", "s1", "", "make lint", "Next I will write the changelog."},
+		}},
 		{"a new task closes it", []call{
 			{"UserPromptSubmit", "s1", "", "fix the deploy", ""},
 			{"Stop", "s1", "", step1, step1},
@@ -76,9 +126,16 @@ func TestNextStepStaysOpen(t *testing.T) {
 			for i, c := range tt.calls {
 				r := journal.Record{TS: t0.Add(time.Duration(i) * time.Minute), Event: c.event, Session: c.session, Source: c.source}
 				e := Event{Record: r}
-				if c.event == "Stop" {
+				switch c.event {
+				case "Stop":
 					e.Message = c.text
-				} else {
+				case "PostToolUse", "PostToolUseFailure":
+					exit := 0
+					if c.event == "PostToolUseFailure" {
+						exit = 3
+					}
+					e.Record.Tool, e.Record.Cmd, e.Record.Exit = "Bash", c.text, &exit
+				default:
 					e.Prompt = c.text
 				}
 				if err := d.Observe(e); err != nil {

@@ -310,9 +310,11 @@ type State struct {
 	Previous *Task  `json:"previous_task,omitempty"`
 	// Next is the next step the agent announced and has not reported done.
 	// Failing is the commands failing, oldest first (see ApplyFailing).
-	Failing  []Failure `json:"failing,omitempty"`
-	Next     *Step     `json:"next_step,omitempty"`
-	Sessions []Session `json:"sessions,omitempty"`
+	Failing []Failure `json:"failing,omitempty"`
+	Next    *Step     `json:"next_step,omitempty"`
+	// Stated is the decisions stated in the conversation, oldest first.
+	Stated   []Statement `json:"stated,omitempty"`
+	Sessions []Session   `json:"sessions,omitempty"`
 }
 
 // Session returns the entry of id, or nil.
