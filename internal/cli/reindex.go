@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/baton-cli/baton/internal/agentlog"
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/cue"
 	"github.com/baton-cli/baton/internal/i18n"
@@ -118,11 +119,14 @@ func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 // indexSources are the files the repository's index is made from.
 func indexSources(f *Factory, w workspace, cfg *config.Config) index.Sources {
 	home := f.Getenv("HOME")
+	worktrees := workspaceWorktrees(f, w)
 	return index.Sources{
 		State:          w.state,
-		TranscriptDirs: workspaceTranscriptDirs(f, w, home),
+		TranscriptDirs: index.TranscriptDirs(home, worktrees),
 		WorkerDir:      workerDataDir(f),
 		DebatesDir:     cfg.DebateDir(home),
+		Agents:         agentlog.DirsFrom(f.Getenv),
+		Worktrees:      worktrees,
 	}
 }
 

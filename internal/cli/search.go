@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/baton-cli/baton/internal/agentlog"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/textcut"
@@ -21,6 +23,7 @@ type SearchOptions struct {
 	Factory *Factory
 	Query   string
 	Kinds   []string
+	Agent   string
 	Since   string
 	JSON    bool
 	Limit   int
@@ -54,7 +57,8 @@ func NewCmdSearch(f *Factory, runF func(context.Context, *SearchOptions) error) 
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: journal, transcript, decision, summary, run, debate (repeatable)")
+	fl.StringSliceVar(&opts.Kinds, "kind", nil, "only these kinds: journal, transcript, decision, summary, run, debate, codex, gemini (repeatable)")
+	fl.StringVar(&opts.Agent, "agent", "", "only what this agent's sessions wrote: claude, codex or gemini")
 	fl.StringVar(&opts.Since, "since", "", "only since then: 7d, 12h, 2026-09-01")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
 	fl.IntVar(&opts.Limit, "limit", index.DefaultLimit, fmt.Sprintf("hits per page (at most %d)", index.MaxLimit))
@@ -72,7 +76,8 @@ var (
 	msgSearchRecent = i18n.Msg{JA: "新しい順", EN: "newest first"}
 	msgSearchRelax  = i18n.Msg{JA: "すべての語を含むものがないため、次の語のどれかを含むものを関連の高い順に表示しています: %s", EN: "nothing holds every word; showing what holds some of these, best first: %s"}
 	msgSearchQuery  = i18n.Msg{JA: "検索語を解釈できません: %s", EN: "cannot read the query: %s"}
-	msgSearchKind   = i18n.Msg{JA: "--kind %q は使えません: journal, transcript, decision, summary, run, debate のどれかです", EN: "--kind %q is not one of journal, transcript, decision, summary, run, debate"}
+	msgSearchKind   = i18n.Msg{JA: "--kind %q は使えません: journal, transcript, decision, summary, run, debate, codex, gemini のどれかです", EN: "--kind %q is not one of journal, transcript, decision, summary, run, debate, codex, gemini"}
+	msgSearchAgent  = i18n.Msg{JA: "--agent %q は使えません: claude, codex, gemini のどれかです", EN: "--agent %q is not one of claude, codex, gemini"}
 	msgSearchPaging = i18n.Msg{JA: "--limit と --page は 1 以上です", EN: "--limit and --page must be at least 1"}
 )
 
@@ -94,15 +99,17 @@ type searchJSON struct {
 }
 
 type hitJSON struct {
-	Kind     index.Kind `json:"kind"`
-	Session  string     `json:"session,omitempty"`
-	Time     *time.Time `json:"time,omitempty"`
-	Worktree string     `json:"worktree,omitempty"`
-	Branch   string     `json:"branch,omitempty"`
-	File     string     `json:"file,omitempty"`
-	Issue    int        `json:"issue,omitempty"`
-	Event    string     `json:"event,omitempty"`
-	Title    string     `json:"title"`
+	Kind index.Kind `json:"kind"`
+	// Agent is the agent whose session the hit came from.
+	Agent    agentlog.Agent `json:"agent"`
+	Session  string         `json:"session,omitempty"`
+	Time     *time.Time     `json:"time,omitempty"`
+	Worktree string         `json:"worktree,omitempty"`
+	Branch   string         `json:"branch,omitempty"`
+	File     string         `json:"file,omitempty"`
+	Issue    int            `json:"issue,omitempty"`
+	Event    string         `json:"event,omitempty"`
+	Title    string         `json:"title"`
 	// Snippet marks the matches with « and ».
 	Snippet string `json:"snippet"`
 	Ref     string `json:"ref"`
@@ -126,6 +133,13 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 			return flagError{errors.New(msgSearchKind.Format(lang, k))}
 		}
 		q.Kinds = append(q.Kinds, kind)
+	}
+	if opts.Agent != "" {
+		a, err := agentlog.ParseAgent(opts.Agent)
+		if err != nil {
+			return flagError{errors.New(msgSearchAgent.Format(lang, opts.Agent))}
+		}
+		q.Kinds = agentKinds(q.Kinds, a)
 	}
 	if opts.Since != "" {
 		if q.Since, err = parseSince(opts.Since, f.Now()); err != nil {
@@ -151,7 +165,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		out := searchJSON{Query: opts.Query, Total: res.Total, More: res.More, Page: opts.Page, Limit: q.Limit, Ranked: res.Ranked,
 			Relaxed: res.Relaxed, Words: res.Words, Hits: []hitJSON{}}
 		for _, h := range res.Hits {
-			j := hitJSON{Kind: h.Kind, Session: h.Session, Worktree: h.Worktree, Branch: h.Branch, File: h.File,
+			j := hitJSON{Kind: h.Kind, Agent: h.Kind.Agent(), Session: h.Session, Worktree: h.Worktree, Branch: h.Branch, File: h.File,
 				Issue: h.Issue, Event: h.Event, Title: h.Title, Snippet: h.Marked("«", "»"), Ref: h.Ref}
 			if !h.Time.IsZero() {
 				t := h.Time.In(f.Now().Location())
@@ -180,7 +194,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		if !h.Time.IsZero() {
 			when = h.Time.In(f.Now().Location()).Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(out, "%s  %-10s %s  %s\n", when, h.Kind, shortID(h.Session), h.Title)
+		fmt.Fprintf(out, "%s  %-6s %-10s %s  %s\n", when, h.Kind.Agent(), h.Kind, shortID(h.Session), h.Title)
 		if s := h.Marked(open, close); s != "" {
 			fmt.Fprintf(out, "    %s\n", s)
 		}
@@ -224,4 +238,24 @@ func shortID(id string) string {
 		return "-"
 	}
 	return textcut.ShortID(id)
+}
+
+// agentKinds narrows the kinds asked for to those agent a's sessions make;
+// none asked for means all of them. A kind of another agent leaves nothing,
+// which matches no document.
+func agentKinds(kinds []index.Kind, a agentlog.Agent) []index.Kind {
+	own := index.AgentKinds(a)
+	if len(kinds) == 0 {
+		return own
+	}
+	var out []index.Kind
+	for _, k := range kinds {
+		if slices.Contains(own, k) {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return []index.Kind{"none"}
+	}
+	return out
 }

@@ -100,6 +100,8 @@ type sessionAcc struct {
 	messages                     int
 	// answers are Stop records that kept the agent's answer.
 	answers int
+	// agent is the CLI of another agent's session; "" for Claude Code.
+	agent string
 }
 
 // writer holds a catch-up's connection and open transaction.
@@ -273,11 +275,18 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 			return err
 		}
 	}
+	for _, f := range ix.agentFiles() {
+		seen[f.Path] = true
+		if err := w.agentSession(ctx, f, known[f.Path]); err != nil {
+			return err
+		}
+	}
 	// Whole files that are gone (a pending file emptied by a retry, a
-	// pruned run record) take their documents with them.
+	// pruned run record, another agent's deleted session) take their
+	// documents with them.
 	for p, s := range known {
-		if wholeKind(s.kind) && !seen[p] {
-			if err := w.drop(ctx, p); err != nil {
+		if (wholeKind(s.kind) || agentSourceKind(s.kind)) && !seen[p] {
+			if err := w.dropSession(ctx, p); err != nil {
 				return err
 			}
 		}
@@ -547,9 +556,10 @@ func (a *sessionAcc) seen(ts time.Time) {
 
 func (w *writer) flushSessions(ctx context.Context) error {
 	for id, a := range w.sessions {
-		_, err := w.tx.ExecContext(ctx, `INSERT INTO sessions(id, worktree, branch, first, last, records, prompts, tools, messages, answers, transcript)
-			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		_, err := w.tx.ExecContext(ctx, `INSERT INTO sessions(id, worktree, branch, first, last, records, prompts, tools, messages, answers, transcript, agent)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(id) DO UPDATE SET
+				agent = CASE WHEN excluded.agent != '' THEN excluded.agent ELSE agent END,
 				worktree = CASE WHEN excluded.worktree != '' THEN excluded.worktree ELSE worktree END,
 				branch = CASE WHEN excluded.branch != '' THEN excluded.branch ELSE branch END,
 				transcript = CASE WHEN excluded.transcript != '' THEN excluded.transcript ELSE transcript END,
@@ -560,7 +570,7 @@ func (w *writer) flushSessions(ctx context.Context) error {
 				tools = tools + excluded.tools,
 				messages = messages + excluded.messages,
 				answers = answers + excluded.answers`,
-			id, a.worktree, a.branch, a.first, a.last, a.records, a.prompts, a.tools, a.messages, a.answers, a.transcript)
+			id, a.worktree, a.branch, a.first, a.last, a.records, a.prompts, a.tools, a.messages, a.answers, a.transcript, a.agent)
 		if err != nil {
 			return fmt.Errorf("catch up: %w", classify(err))
 		}

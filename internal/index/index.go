@@ -65,6 +65,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/baton-cli/baton/internal/agentlog"
 	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/sqlitedb"
 	"github.com/baton-cli/baton/internal/state"
@@ -84,11 +85,38 @@ const (
 	KindSummary    Kind = "summary"
 	KindRun        Kind = "run"
 	KindDebate     Kind = "debate"
+	// KindCodex and KindGemini are the requests, answers and commands of
+	// the Codex CLI's and the Gemini CLI's sessions.
+	KindCodex  Kind = "codex"
+	KindGemini Kind = "gemini"
 )
 
 // Kinds returns every kind, in the order a person reads them.
 func Kinds() []Kind {
+	return []Kind{KindJournal, KindTranscript, KindDecision, KindSummary, KindRun, KindDebate, KindCodex, KindGemini}
+}
+
+// AgentKinds are the kinds of documents agent's sessions made: Claude
+// Code's every kind but the other agents'.
+func AgentKinds(a agentlog.Agent) []Kind {
+	switch a {
+	case agentlog.Codex:
+		return []Kind{KindCodex}
+	case agentlog.Gemini:
+		return []Kind{KindGemini}
+	}
 	return []Kind{KindJournal, KindTranscript, KindDecision, KindSummary, KindRun, KindDebate}
+}
+
+// Agent is the agent whose session a document of kind k came from.
+func (k Kind) Agent() agentlog.Agent {
+	switch k {
+	case KindCodex:
+		return agentlog.Codex
+	case KindGemini:
+		return agentlog.Gemini
+	}
+	return agentlog.Claude
 }
 
 // ParseKind checks a kind's name.

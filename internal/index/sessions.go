@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/baton-cli/baton/internal/agentlog"
 	"github.com/baton-cli/baton/internal/journal"
 	"os"
 	"slices"
@@ -38,8 +39,11 @@ type Session struct {
 	// Tools tool calls; Messages counts its transcript messages, or, when
 	// no transcript of it is indexed, the answers its Stop records kept.
 	Records, Prompts, Tools, Messages int
-	// Transcript is the path of its transcript, when known.
+	// Transcript is the path of its transcript (another agent's: its
+	// session file), when known.
 	Transcript string
+	// Agent is the CLI the session ran in.
+	Agent agentlog.Agent
 }
 
 // Sessions returns the timeline: sessions, most recently active first.
@@ -62,7 +66,7 @@ func (ix *Index) Sessions(ctx context.Context, f SessionFilter) ([]Session, erro
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT id, worktree, branch, first, last, records, prompts, tools, CASE WHEN messages > 0 THEN messages ELSE answers END, transcript
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, worktree, branch, first, last, records, prompts, tools, CASE WHEN messages > 0 THEN messages ELSE answers END, transcript, agent
 		FROM sessions WHERE `+strings.Join(where, " AND ")+` ORDER BY last DESC, id LIMIT ? OFFSET ?`,
 		append(args, limit, max(f.Offset, 0))...)
 	if err != nil {
@@ -88,7 +92,12 @@ type scanner interface{ Scan(dest ...any) error }
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	var first, last int64
-	err := r.Scan(&s.ID, &s.Worktree, &s.Branch, &first, &last, &s.Records, &s.Prompts, &s.Tools, &s.Messages, &s.Transcript)
+	var agent string
+	err := r.Scan(&s.ID, &s.Worktree, &s.Branch, &first, &last, &s.Records, &s.Prompts, &s.Tools, &s.Messages, &s.Transcript, &agent)
+	s.Agent = agentlog.Claude
+	if agent != "" {
+		s.Agent = agentlog.Agent(agent)
+	}
 	if first != 0 {
 		s.First = time.UnixMilli(first)
 	}
@@ -141,7 +150,7 @@ const MaxDetail = 5000
 
 // SessionDetail returns what the index holds about session id.
 func (ix *Index) SessionDetail(ctx context.Context, id string) (*SessionDetail, error) {
-	row := ix.db.QueryRowContext(ctx, `SELECT id, worktree, branch, first, last, records, prompts, tools, CASE WHEN messages > 0 THEN messages ELSE answers END, transcript
+	row := ix.db.QueryRowContext(ctx, `SELECT id, worktree, branch, first, last, records, prompts, tools, CASE WHEN messages > 0 THEN messages ELSE answers END, transcript, agent
 		FROM sessions WHERE id = ?`, id)
 	s, err := scanSession(row)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/baton-cli/baton/internal/agentlog"
 	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/state"
@@ -26,6 +27,10 @@ type Sources struct {
 	WorkerDir string
 	// DebatesDir holds the debate files.
 	DebatesDir string
+	// Agents are the other agents' CLIs' folders; their sessions that ran
+	// in one of Worktrees (or below) are indexed.
+	Agents    agentlog.Dirs
+	Worktrees []string
 }
 
 // Worktrees returns the repository's worktrees: the main one first, then the

@@ -42,6 +42,7 @@ var messages = map[string]i18n.Msg{
 	"filter.placeholder": {JA: "表を絞り込む…", EN: "Filter the table…"},
 
 	"col.branch":     {JA: "ブランチ", EN: "Branch"},
+	"col.agent":      {JA: "エージェント", EN: "Agent"},
 	"col.calls":      {JA: "呼び出し", EN: "Calls"},
 	"col.category":   {JA: "分類", EN: "Category"},
 	"col.date":       {JA: "日付", EN: "Date"},

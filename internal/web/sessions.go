@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-cli/baton/internal/agentlog"
 	"github.com/baton-cli/baton/internal/decision"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/index"
@@ -30,6 +31,8 @@ type sessionRow struct {
 	Tools, Messages  int
 	// LastPrompt is known when the timeline comes from the journal.
 	LastPrompt string
+	// Agent is the CLI the session ran in; the journal's are Claude Code's.
+	Agent agentlog.Agent
 }
 
 // worktreeGroup is the sessions of one worktree and branch, newest first.
@@ -93,7 +96,7 @@ func (s *Server) sessionsFromIndex(ctx context.Context) ([]sessionRow, error) {
 	for _, x := range list {
 		rows = append(rows, sessionRow{
 			ID: x.ID, Worktree: cmp0(x.Worktree, s.o.Resume.Main), Branch: x.Branch, First: x.First, Last: x.Last,
-			Records: x.Records, Prompts: x.Prompts, Tools: x.Tools, Messages: x.Messages,
+			Records: x.Records, Prompts: x.Prompts, Tools: x.Tools, Messages: x.Messages, Agent: x.Agent,
 		})
 	}
 	return rows, nil
@@ -123,7 +126,7 @@ func (s *Server) sessionsFromJournal(ctx context.Context) ([]sessionRow, bool, e
 		id := r.Session + "\x00" + s.worktreeOf(r) + "\x00" + r.Branch
 		row, ok := byID[id]
 		if !ok {
-			row = &sessionRow{ID: r.Session, Worktree: s.worktreeOf(r), Branch: r.Branch, First: r.TS}
+			row = &sessionRow{ID: r.Session, Worktree: s.worktreeOf(r), Branch: r.Branch, First: r.TS, Agent: agentlog.Claude}
 			byID[id] = row
 			order = append(order, id)
 		}
