@@ -19,12 +19,14 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/baton-cli/baton/internal/cmdenv"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/teammem"
 )
 
 // Options are the inputs of one hook call.
@@ -87,6 +89,9 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 		}
 	}
 	if err := startLayerJob(f, res); err != nil {
+		warnings = append(warnings, err)
+	}
+	if err := syncAtSessionEnd(f, res); err != nil {
 		warnings = append(warnings, err)
 	}
 	if err := refreshRecall(f, res); err != nil {
@@ -195,6 +200,24 @@ func archiveAtSessionEnd(f *cmdenv.Factory, res hook.Result) error {
 	}
 	if err := startDetached(f, res.State.Base(), res.State, "archive", "--quiet"); err != nil {
 		return fmt.Errorf("archive at session end: %w", err)
+	}
+	return nil
+}
+
+// syncAtSessionEnd starts `baton sync --background` when a session ends in
+// a repository whose memory is shared, that a person synced before (its
+// status file is there) and not within memory.sync_minutes. The hook reads
+// one small file; git runs in the job.
+func syncAtSessionEnd(f *cmdenv.Factory, res hook.Result) error {
+	if res.Payload.Event != hook.SessionEnd || res.State.Root == "" || res.Config == nil || !res.Config.MemoryShare() || f.Getenv(recall.JobEnv) != "" {
+		return nil
+	}
+	st, err := teammem.DirOf(res.State).ReadStatus()
+	if err != nil || st.At.IsZero() || f.Now().Sub(st.At) < time.Duration(res.Config.MemorySyncMinutes())*time.Minute {
+		return err
+	}
+	if err := startDetached(f, res.Payload.Cwd, res.State, "sync", "--background"); err != nil {
+		return fmt.Errorf("sync at session end: %w", err)
 	}
 	return nil
 }
