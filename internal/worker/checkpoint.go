@@ -3,15 +3,12 @@ package worker
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/baton-cli/baton/internal/atomicfile"
 	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/redact"
 	"github.com/baton-cli/baton/internal/transcript"
@@ -243,49 +240,20 @@ func (r *run) agentHome() string {
 }
 
 // transcript returns the id and bytes of the agent's session in the run's
-// worktree (the named one, else the newest), redacted.
+// worktree (the named one, else the newest), redacted: the queue is shared
+// with other hosts, and secrets stay on this one.
 func (r *run) transcript(sessionID string) (string, []byte) {
-	dir := claudecode.TranscriptDir(r.agentHome(), r.rec.Worktree)
-	if sessionID == "" {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return "", nil
-		}
-		var newest time.Time
-		for _, e := range entries {
-			id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-			if !ok || e.IsDir() {
-				continue
-			}
-			if info, err := e.Info(); err == nil && info.ModTime().After(newest) {
-				newest, sessionID = info.ModTime(), id
-			}
-		}
-	}
-	if sessionID == "" || strings.ContainsAny(sessionID, `/\`) {
-		return "", nil
-	}
-	path := filepath.Join(dir, sessionID+".jsonl")
-	if info, err := os.Stat(path); err != nil || info.Size() > maxTranscript {
-		return "", nil
-	}
-	// Only complete lines: the agent may be writing the last one.
-	b, _, _, err := transcript.ReadRaw(path, 0, 0)
+	id, b, err := transcript.ReadSession(claudecode.TranscriptDir(r.agentHome(), r.rec.Worktree), sessionID, maxTranscript)
 	if err != nil {
 		return "", nil
 	}
-	// The queue is shared with other hosts: secrets stay on this one.
-	return sessionID, redact.JSONLines(b)
+	return id, b
 }
 
 // layTranscript writes a checkpoint's transcript where the agent CLI looks
 // for the session in the run's worktree, so that --resume finds it.
 func (r *run) layTranscript(cp *checkpoint) bool {
-	if strings.ContainsAny(cp.SessionID, `/\`) {
-		return false
-	}
-	path := filepath.Join(claudecode.TranscriptDir(r.agentHome(), r.rec.Worktree), cp.SessionID+".jsonl")
-	if err := atomicfile.Write(path, cp.Transcript, 0o600); err != nil {
+	if err := transcript.LaySession(claudecode.TranscriptDir(r.agentHome(), r.rec.Worktree), cp.SessionID, cp.Transcript); err != nil {
 		r.problem("lay the checkpoint's transcript", err)
 		return false
 	}
