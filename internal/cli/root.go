@@ -62,6 +62,8 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdMCP(f, nil),
 		NewCmdFetch(f, nil),
 		NewCmdSync(f, nil),
+		NewCmdHandoff(f, nil),
+		NewCmdPickup(f, nil),
 		NewCmdVersion(f),
 	)
 	refuseUnknownSubcommands(root)

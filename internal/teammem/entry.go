@@ -138,7 +138,7 @@ func (e *Entry) check() error {
 			return errEntry
 		}
 	case KindHandoff:
-		if e.Session == "" || e.Branch == "" {
+		if e.Session == "" || e.Branch == "" || !strings.HasPrefix(e.Transcript, handoffsDir+"/") || strings.Contains(e.Transcript, "..") {
 			return errEntry
 		}
 	default:

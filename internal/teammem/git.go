@@ -243,3 +243,6 @@ func (g Git) HasRef(ctx context.Context) bool {
 	tip, err := g.tip(ctx, Ref)
 	return err == nil && tip != ""
 }
+
+// Run runs git with args and returns its trimmed standard output.
+func (g Git) Run(ctx context.Context, args ...string) (string, error) { return g.line(ctx, args...) }
