@@ -6,6 +6,12 @@
 //	go run ./bench/gen transcript -size 700MiB -out /tmp/bench/big.jsonl
 //	go run ./bench/gen transcripts -files 3000 -size 300MiB -out /tmp/bench/projects
 //	go run ./bench/gen transcripts -vocab 50000 -size 300MiB -out /tmp/bench/words
+//	go run ./bench/gen transcripts -pricing -files 300 -size 60MiB -out /tmp/bench/priced
+//
+// -pricing writes transcripts that exercise every part of a cost: more
+// Claude models, cache writes split by lifetime, requests over 200,000
+// tokens of context, fast mode, and pauses of hours between prompts (so
+// that usage falls on many days and 5-hour blocks).
 package main
 
 import (
@@ -43,6 +49,8 @@ func run(args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	worktrees := fs.Int("worktrees", 3, "number of worktrees recorded in the journal")
 	vocab := fs.Int("vocab", 0, "draw words from this many made-up words with Zipf's law (0: a short fixed list)")
+	priced := fs.Bool("pricing", false, "transcripts that exercise cost: more models, 1-hour cache writes, long contexts, fast mode, pauses")
+	long := fs.Int("long", 60, "with -pricing, one response in this many has a context over 200,000 tokens (0: none)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -53,7 +61,7 @@ func run(args []string) error {
 	if *out == "" {
 		return fmt.Errorf("-out is required")
 	}
-	g := &gen{r: rand.New(rand.NewPCG(*seed, 42)), t: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)}
+	g := &gen{r: rand.New(rand.NewPCG(*seed, 42)), t: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), priced: *priced, long: *long}
 	if *vocab > 0 {
 		g.makeVocab(*vocab, *seed)
 	}
@@ -83,6 +91,34 @@ type gen struct {
 	// Zipf's law (as words are in real text) instead of the short list.
 	vocab []string
 	zipf  *mrand.Zipf
+	// priced makes transcripts that exercise every part of a cost; one
+	// response in long has a long context.
+	priced bool
+	long   int
+}
+
+// pricedModels are the models of -pricing transcripts: Claude models with
+// and without long-context rates, with and without a fast mode.
+var pricedModels = []string{
+	"claude-sonnet-4-5-20250929", "claude-sonnet-4-20250514", "claude-sonnet-4-6", "claude-opus-4-1-20250805",
+	"claude-opus-4-5-20251101", "claude-opus-4-6", "claude-haiku-4-5-20251001", "claude-3-5-haiku-20241022",
+}
+
+// pricedUsage reshapes a response's usage for -pricing: now and then a
+// long context, half the time the cache writes split by lifetime, fast
+// mode on a model that has it.
+func (g *gen) pricedUsage(model string, usage map[string]any) {
+	if g.long > 0 && g.r.IntN(g.long) == 0 {
+		usage["cache_read_input_tokens"] = 200_000 + g.r.IntN(200_000)
+	}
+	if g.r.IntN(2) == 0 {
+		total := usage["cache_creation_input_tokens"].(int)
+		h := g.r.IntN(total + 1)
+		usage["cache_creation"] = map[string]any{"ephemeral_5m_input_tokens": total - h, "ephemeral_1h_input_tokens": h}
+	}
+	if model == "claude-opus-4-6" && g.r.IntN(10) == 0 {
+		usage["speed"] = "fast"
+	}
 }
 
 // makeVocab makes n distinct words: pronounceable Latin ones and, one in
@@ -261,6 +297,10 @@ func (g *gen) transcript(w *bufio.Writer, limit int64) error {
 		return m
 	}
 	for written < limit {
+		if g.priced && g.r.IntN(40) == 0 {
+			// A pause of up to 8 hours: another day, another 5-hour block.
+			g.t = g.t.Add(time.Duration(g.r.IntN(8*3600)) * time.Second)
+		}
 		u := base("user")
 		u["message"] = map[string]any{"role": "user", "content": g.sentence(5 + g.r.IntN(40))}
 		if err := emit(u); err != nil {
@@ -270,13 +310,20 @@ func (g *gen) transcript(w *bufio.Writer, limit int64) error {
 			msgID := "msg_" + strings.ReplaceAll(g.uuid(), "-", "")[:24]
 			toolID := "toolu_" + strings.ReplaceAll(g.uuid(), "-", "")[:24]
 			reqID := "req_" + strings.ReplaceAll(g.uuid(), "-", "")[:24]
-			model := g.pick([]string{"claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-haiku-4-5-20251001"})
+			models := []string{"claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-haiku-4-5-20251001"}
+			if g.priced {
+				models = pricedModels
+			}
+			model := g.pick(models)
 			if g.r.IntN(200) == 0 {
 				model = "<synthetic>"
 			}
 			usage := map[string]any{
 				"input_tokens": g.r.IntN(5000), "output_tokens": g.r.IntN(2000),
 				"cache_creation_input_tokens": g.r.IntN(20000), "cache_read_input_tokens": g.r.IntN(100000),
+			}
+			if g.priced {
+				g.pricedUsage(model, usage)
 			}
 			partial := maps.Clone(usage)
 			partial["output_tokens"] = 1 + g.r.IntN(20)

@@ -3,7 +3,15 @@
 // least twice as fast, with a peak memory of at most 64 MiB on a 700 MB
 // transcript. It prints both tools' wall time and peak RSS side by side.
 //
-//	go run ./bench/usage [-dir /tmp/baton-bench] [-runs 5]
+// It then compares the cost per day, and per model within each day, on
+// transcripts made to exercise prices (bench/gen -pricing: eight Claude
+// models, 1-hour cache writes, fast mode, pauses of hours): without
+// requests over 200,000 tokens of context every day must be within 0.5% of
+// ccusage's offline figure; with them the differences are printed (ccusage
+// bills only the tokens of a kind past 200,000 at the long-context rate,
+// Anthropic the whole request).
+//
+//	go run ./bench/usage [-dir /tmp/baton-bench] [-runs 5] [-cost]
 //
 // It installs ccusage with npm into <dir>/ccusage (the package ships a native
 // binary, run directly so that no Node process is measured), generates the
@@ -23,6 +31,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,6 +70,7 @@ type measure struct {
 func run() error {
 	dir := flag.String("dir", envOr("BATON_BENCH_DIR", filepath.Join(os.TempDir(), "baton-bench")), "cache folder for ccusage, the corpora and the baton binary")
 	runs := flag.Int("runs", 5, "runs of each tool on each corpus, taking turns")
+	costOnly := flag.Bool("cost", false, "only compare the costs, not the speed")
 	flag.Parse()
 	if _, err := os.Stat("/usr/bin/time"); err != nil {
 		return errors.New("/usr/bin/time is missing: apt-get install time")
@@ -77,8 +87,13 @@ func run() error {
 		{name: "3000 files, 300 MiB", gen: []string{"transcripts", "-files", "3000", "-size", "300MiB"}, out: ".claude/projects"},
 		{name: "one file, 700 MiB", gen: []string{"transcript", "-size", "700MiB"}, out: ".claude/projects/-home-dev-project/session.jsonl"},
 	}
+	if *costOnly {
+		corpora = nil
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "corpus\ttool\twall (median)\tCPU (median)\tpeak RSS\tinput\toutput\tcache create\tcache read\t")
+	if len(corpora) > 0 {
+		fmt.Fprintln(tw, "corpus\ttool\twall (median)\tCPU (median)\tpeak RSS\tinput\toutput\tcache create\tcache read\t")
+	}
 	var failures []string
 	for i, c := range corpora {
 		home := filepath.Join(*dir, "usage", fmt.Sprintf("corpus-%d", i))
@@ -124,11 +139,37 @@ func run() error {
 		}
 	}
 	tw.Flush()
-	fmt.Printf("GOMAXPROCS %d, %d runs each\n", runtime.GOMAXPROCS(0), *runs)
+	if len(corpora) > 0 {
+		fmt.Printf("GOMAXPROCS %d, %d runs each\n\n", runtime.GOMAXPROCS(0), *runs)
+	}
+
+	priced := []corpus{
+		{name: "priced, no long context", gen: []string{"transcripts", "-pricing", "-long", "0", "-files", "300", "-size", "60MiB"}, out: ".claude/projects"},
+		{name: "priced, 1 in 60 long", gen: []string{"transcripts", "-pricing", "-files", "300", "-size", "60MiB"}, out: ".claude/projects"},
+	}
+	tw = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "corpus\tdays\tmodel-days\tccusage total\tbaton total\tworst day\tworst model-day\t")
+	for i, c := range priced {
+		home := filepath.Join(*dir, "usage", fmt.Sprintf("priced-%d", i))
+		if err := generate(home, c); err != nil {
+			return err
+		}
+		cmp, err := compareCost(home, ccusage, baton)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t$%.2f\t$%.2f\t%s\t%s\t\n", c.name, cmp.days, cmp.modelDays, cmp.ccTotal, cmp.btTotal,
+			cmp.worstDay, cmp.worstModel)
+		if i == 0 && cmp.worstDayRel > 0.005 {
+			failures = append(failures, fmt.Sprintf("%s: a day's cost differs from ccusage's by %.3f%%; want at most 0.5%%", c.name, 100*cmp.worstDayRel))
+		}
+		failures = append(failures, cmp.problems...)
+	}
+	tw.Flush()
 	if len(failures) > 0 {
 		return errors.New(strings.Join(failures, "\n"))
 	}
-	fmt.Println("ok: equal totals, at least 2× faster, within 64 MiB")
+	fmt.Println("ok: equal totals, at least 2× faster, within 64 MiB; costs per day within 0.5%")
 	return nil
 }
 
@@ -281,4 +322,117 @@ func tail(s string) string {
 		return s[len(s)-2000:]
 	}
 	return s
+}
+
+// costComparison is how baton's costs compare with ccusage's on a corpus.
+type costComparison struct {
+	days, modelDays      int
+	ccTotal, btTotal     float64
+	worstDayRel          float64
+	worstDay, worstModel string
+	// problems are days or models one tool has and the other does not.
+	problems []string
+}
+
+// compareCost runs both tools once on the corpus under home and compares
+// the cost of each day, and of each model both price within each day.
+func compareCost(home, ccusage, baton string) (*costComparison, error) {
+	env := append(os.Environ(), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"), "TZ=UTC", "NO_COLOR=1")
+	run := func(name string, args ...string) ([]byte, error) {
+		cmd := exec.Command(name, args...)
+		cmd.Env, cmd.Dir = env, os.TempDir()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v\n%s", name, err, tail(stderr.String()))
+		}
+		return out, nil
+	}
+	ccOut, err := run(ccusage, "claude", "daily", "--json", "--offline")
+	if err != nil {
+		return nil, err
+	}
+	btOut, err := run(baton, "usage", "--all", "--json")
+	if err != nil {
+		return nil, err
+	}
+	var cc struct {
+		Daily []struct {
+			Date      string  `json:"date"`
+			TotalCost float64 `json:"totalCost"`
+			Models    []struct {
+				Name string  `json:"modelName"`
+				Cost float64 `json:"cost"`
+			} `json:"modelBreakdowns"`
+		} `json:"daily"`
+	}
+	var bt struct {
+		Rows []struct {
+			Key    string  `json:"key"`
+			Cost   float64 `json:"cost_usd"`
+			Models []struct {
+				Model string   `json:"model"`
+				Cost  *float64 `json:"cost_usd"`
+			} `json:"models"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(ccOut, &cc); err != nil {
+		return nil, fmt.Errorf("ccusage output: %w", err)
+	}
+	if err := json.Unmarshal(btOut, &bt); err != nil {
+		return nil, fmt.Errorf("baton output: %w", err)
+	}
+	c := &costComparison{worstDay: "-", worstModel: "-"}
+	ccDays := map[string]int{}
+	for i, d := range cc.Daily {
+		ccDays[d.Date] = i
+		c.ccTotal += d.TotalCost
+	}
+	var worstModelRel float64
+	for _, r := range bt.Rows {
+		c.btTotal += r.Cost
+		i, ok := ccDays[r.Key]
+		if !ok {
+			c.problems = append(c.problems, fmt.Sprintf("day %s: baton has it, ccusage not", r.Key))
+			continue
+		}
+		d := cc.Daily[i]
+		delete(ccDays, r.Key)
+		c.days++
+		if rel := relDiff(r.Cost, d.TotalCost); rel >= c.worstDayRel {
+			c.worstDayRel = rel
+			c.worstDay = fmt.Sprintf("%s %.3f%% ($%.4f vs $%.4f)", r.Key, 100*rel, r.Cost, d.TotalCost)
+		}
+		ccModels := map[string]float64{}
+		for _, m := range d.Models {
+			ccModels[m.Name] = m.Cost
+		}
+		for _, m := range r.Models {
+			want, ok := ccModels[m.Model]
+			if !ok || m.Cost == nil {
+				c.problems = append(c.problems, fmt.Sprintf("day %s model %s: priced by one tool only", r.Key, m.Model))
+				continue
+			}
+			c.modelDays++
+			if rel := relDiff(*m.Cost, want); rel >= worstModelRel {
+				worstModelRel = rel
+				c.worstModel = fmt.Sprintf("%s %s %.3f%%", r.Key, m.Model, 100*rel)
+			}
+		}
+	}
+	for day := range ccDays {
+		c.problems = append(c.problems, fmt.Sprintf("day %s: ccusage has it, baton not", day))
+	}
+	return c, nil
+}
+
+func relDiff(got, want float64) float64 {
+	if want == 0 {
+		if got == 0 {
+			return 0
+		}
+		return 1
+	}
+	return math.Abs(got-want) / want
 }

@@ -46,6 +46,8 @@ func TestCost(t *testing.T) {
 		{"vertex date", "claude-opus-4-1@20250805", Usage{Input: 1_000_000}, 15},
 		{"openai", "gpt-5", Usage{Input: 1_000_000, CacheRead: 1_000_000, Output: 1_000_000}, 1.25 + 0.125 + 10},
 		{"gemini long context", "gemini-2.5-pro", Usage{Input: 300_000}, 300_000 * 2.5 / 1e6},
+		{"haiku 5.5 short prompt", "claude-haiku-5-5", Usage{Input: 50_000, CacheRead: 50_000, Output: 1_000}, (50_000*0.1 + 50_000*0.01 + 1_000*0.5) / 1e6},
+		{"haiku 5.5 long prompt", "claude-haiku-5-5", Usage{Input: 50_000, CacheRead: 50_001, Output: 1_000}, (50_000*0.5 + 50_001*0.05 + 1_000*2.5) / 1e6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,8 +119,8 @@ func TestShippedTable(t *testing.T) {
 			if !near(r.CacheWrite5m, 1.25*r.Input) {
 				t.Errorf("%s: 5-minute cache write %v; want 1.25 times the input rate %v", name, r.CacheWrite5m, r.Input)
 			}
-			if !near(r.CacheRead, r.Input/10) {
-				t.Errorf("%s: cache read %v; want a tenth of the input rate %v", name, r.CacheRead, r.Input)
+			if r.CacheRead > r.Input/10+1e-12 || r.CacheRead <= 0 {
+				t.Errorf("%s: cache read %v; want at most a tenth of the input rate %v", name, r.CacheRead, r.Input)
 			}
 		}
 	}
