@@ -12,6 +12,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/sqlitedb"
 	"github.com/baton-cli/baton/internal/tracker"
+	"github.com/gofrs/flock"
 )
 
 // FileName is the tracker's file in the state folder.
@@ -83,11 +85,28 @@ func Open(ctx context.Context, path string, opts Options) (*Tracker, error) {
 	if t.now == nil {
 		t.now = time.Now
 	}
-	if err := t.migrate(ctx); err != nil {
+	if err := t.firstOpen(ctx, path, busy); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open local tracker %s: %w", path, err)
 	}
 	return t, nil
+}
+
+// firstOpen makes the first connection and brings the schema up to date
+// under a lock file beside the tracker, waiting up to busy for it. Two
+// processes creating a new file at once must not both switch it to WAL and
+// migrate it: SQLite answers one of them SQLITE_BUSY there without waiting,
+// or a disk I/O error while the other sets up the WAL index.
+func (t *Tracker) firstOpen(ctx context.Context, path string, busy time.Duration) error {
+	lock := flock.New(path + ".lock")
+	lctx, cancel := context.WithTimeout(ctx, busy)
+	defer cancel()
+	locked, err := lock.TryLockContext(lctx, 20*time.Millisecond)
+	if err != nil || !locked {
+		return fmt.Errorf("lock %s: %w", lock.Path(), cmp.Or(err, context.DeadlineExceeded))
+	}
+	defer lock.Unlock()
+	return t.migrate(ctx)
 }
 
 // Close closes the file.
