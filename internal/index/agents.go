@@ -147,10 +147,10 @@ func agentDoc(kind Kind, s *agentlog.Session, r *agentlog.Record, worktree strin
 	switch r.Kind {
 	case agentlog.Request:
 		d.body = redact.Redact(r.Text)
-		d.addPrompt(d.body)
+		d.addWritten(colPrompt, d.body)
 	case agentlog.Answer:
 		d.body = redact.Redact(r.Text)
-		d.addProse(colText, d.body)
+		d.addWritten(colText, d.body)
 	case agentlog.Command:
 		in := redact.Redact(textcut.Bytes(r.Text, maxToolText))
 		out := redact.Redact(textcut.Bytes(r.Output, maxToolText))

@@ -433,18 +433,18 @@ func (w *writer) begin(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO docs(kind, source, ref, session, ts, worktree, branch, file, issue, event, tool, title, body)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO docs(kind, source, ref, session, ts, worktree, branch, file, issue, event, tool, title, body, settles)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
-	insFTS, err := tx.PrepareContext(ctx, "INSERT INTO docs_fts(rowid, hi, said, prompt, text, tool, log, meta, kind, sid) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	insFTS, err := tx.PrepareContext(ctx, "INSERT INTO docs_fts(rowid, hi, said, prompt, text, aside, tool, log, meta, kind, sid) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 	if err != nil {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
-	insStrong, err := tx.PrepareContext(ctx, "INSERT INTO strong_fts(rowid, hi, said, prompt, kind, sid) VALUES(?, ?, ?, ?, ?, ?)")
+	insStrong, err := tx.PrepareContext(ctx, "INSERT INTO strong_fts(rowid, hi, said, kind, sid) VALUES(?, ?, ?, ?, ?)")
 	if err != nil {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
@@ -486,7 +486,7 @@ func (w *writer) add(ctx context.Context, d *doc) error {
 	if !d.ts.IsZero() {
 		ts = d.ts.UnixMilli()
 	}
-	res, err := w.ins.ExecContext(ctx, string(d.kind), d.source, d.ref, d.session, ts, d.worktree, d.branch, d.file, d.issue, d.event, d.tool, d.title, d.body)
+	res, err := w.ins.ExecContext(ctx, string(d.kind), d.source, d.ref, d.session, ts, d.worktree, d.branch, d.file, d.issue, d.event, d.tool, d.title, d.body, d.settles())
 	if err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
@@ -500,8 +500,8 @@ func (w *writer) add(ctx context.Context, d *doc) error {
 	if _, err := w.insFTS.ExecContext(ctx, args...); err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
-	if fts[colHi] != "" || fts[colSaid] != "" || fts[colPrompt] != "" {
-		if _, err := w.insStrong.ExecContext(ctx, id, fts[colHi], fts[colSaid], fts[colPrompt], fts[nCols], fts[nCols+1]); err != nil {
+	if fts[colHi] != "" || fts[colSaid] != "" {
+		if _, err := w.insStrong.ExecContext(ctx, id, fts[colHi], fts[colSaid], fts[nCols], fts[nCols+1]); err != nil {
 			return fmt.Errorf("catch up: %w", classify(err))
 		}
 	}
@@ -669,8 +669,8 @@ func journalDoc(rec *journal.Record, end journal.Offset) *doc {
 		session: rec.Session, ts: rec.TS, worktree: rec.Worktree, branch: rec.Branch,
 		file: rec.File, event: rec.Event, tool: rec.Tool, title: title, body: strings.Join(body, "\n"),
 	}
-	d.addPrompt(rec.Prompt)
-	d.addProse(colText, rec.Message)
+	d.addWritten(colPrompt, rec.Prompt)
+	d.addWritten(colText, rec.Message)
 	for _, s := range []string{rec.Desc, rec.Cmd, rec.Error, rec.File} {
 		d.setCol(colTool, s)
 	}
@@ -906,9 +906,9 @@ func transcriptDoc(key, session string, m *transcript.Message) *doc {
 			text := redact.Redact(b.Text)
 			body = append(body, text)
 			if m.Role == transcript.User {
-				d.addPrompt(text)
+				d.addWritten(colPrompt, text)
 			} else {
-				d.addProse(colText, text)
+				d.addWritten(colText, text)
 			}
 		case transcript.ToolUseBlock:
 			tools = append(tools, b.Name)

@@ -288,11 +288,12 @@ func segment(s string) string {
 // they come from; search weighs a match by its column (see weights).
 const (
 	colHi     = iota // approved decisions, summaries
-	colSaid          // sentences of a prompt or an answer that state a decision
+	colSaid          // messages that settle something: a decision, a fix, a pin, a root cause
 	colPrompt        // what a person wrote
 	colText          // what the agent wrote; pending decisions, runs, debates
+	colAside         // questions, guesses and lists (of links, of topics) in a prompt or an answer
 	colTool          // tool calls and their output
-	colLog           // logs and code pasted into a prompt
+	colLog           // logs, code and repeated lines pasted into a prompt or an answer
 	colMeta          // event, role and tool names
 	nCols
 )
@@ -314,6 +315,10 @@ func (d *doc) columns() [nCols]string {
 	return c
 }
 
+// settles reports a prompt or an answer that settles something: its words
+// are in the said column.
+func (d *doc) settles() bool { return d.cols != nil && d.cols[colSaid] != "" }
+
 // setCol appends text to column i of d.
 func (d *doc) setCol(i int, text string) {
 	if text == "" {
@@ -328,48 +333,71 @@ func (d *doc) setCol(i int, text string) {
 	d.cols[i] += text
 }
 
-// addPrompt puts what a person wrote into the prompt column, and the logs,
-// stack traces and code pasted into it into the log column: pasted output
-// repeats words many times without saying anything about them.
-func (d *doc) addPrompt(text string) {
+// addWritten sorts what a person (column colPrompt) or the agent (colText)
+// wrote by what it does with its topic. Pasted output (logs, stack traces,
+// code, a line repeated) goes to the log column: it repeats words without
+// saying anything about them. Questions and the items of a list (links, a
+// status digest) go to the aside column. When a sentence left settles
+// something (a decision, a fix, a pin, a root cause, a choice made) without
+// guessing, the message states a resolution and its sentences go to the said
+// column together, the reason with the choice; otherwise they stay in column
+// i.
+func (d *doc) addWritten(i int, text string) {
 	prose, pasted := splitPasted(text)
-	d.addProse(colPrompt, prose)
 	d.setCol(colLog, pasted)
-}
-
-// addProse puts the sentences of text that state a decision into the said
-// column and the rest into column i.
-func (d *doc) addProse(i int, text string) {
-	if !hasDecisionWord(text) {
-		d.setCol(i, text)
+	if prose == "" {
 		return
 	}
-	var said, rest strings.Builder
-	for _, s := range sentences(text) {
-		if hasDecisionWord(s) && !question(s) {
-			said.WriteString(s)
-			said.WriteByte(' ')
+	var kept, aside []string
+	settled := false
+	list := listShaped(prose)
+	for line := range strings.Lines(prose) {
+		if list && listLine(line) {
+			aside = append(aside, strings.TrimSpace(line))
 			continue
 		}
-		rest.WriteString(s)
-		rest.WriteByte(' ')
+		for _, s := range sentences(line) {
+			if question(s) {
+				aside = append(aside, s)
+				continue
+			}
+			kept = append(kept, s)
+			settled = settled || settles(s) && !guess(s)
+		}
 	}
-	d.setCol(colSaid, strings.TrimSpace(said.String()))
-	d.setCol(i, strings.TrimSpace(rest.String()))
+	if settled {
+		i = colSaid
+	}
+	d.setCol(i, strings.Join(kept, " "))
+	d.setCol(colAside, strings.Join(aside, " "))
 }
 
-// decisionWords say that a sentence states a decision, in English (lower
-// case) and Japanese.
-var decisionWords = []string{
+// settleWords say that a sentence settles something: a decision, a fix, a
+// pin, a root cause, a change made; in English (lower case) and Japanese.
+var settleWords = []string{
 	"decided", "decision:", "we decide", "let's ", "lets go with", "we'll ", "we will use",
 	"we'll go with", "going with", "settled on", "let's settle", "we agreed", "agreed on", "we chose", "final call",
 	"the rule is", "from now on",
+	"root cause", "the cause", "caused by", "was caused", "fixed", "the fix", "found it", "pinned", "turned out",
+	"resolved", "solved", "switched to", "moved to", "replaced", "instead of", "done.", "done:", " now ",
 	"決定", "決めた", "決めます", "決めましょう", "にします", "にしよう", "ことにした", "ことにします", "で確定", "方針は",
+	"原因は", "が原因", "固定", "にした", "にしました", "ようにした", "ようにしました", "直した", "直しました",
+	"直し、", "修正した", "修正しました", "変更した", "変更しました", "変えた", "変えました", "移した", "移しました",
+	"置き換え", "切り替え", "まとめた", "まとめました", "そろえ", "揃え", "解決", "済ませ",
 }
 
-func hasDecisionWord(s string) bool {
-	s = strings.ToLower(s)
-	for _, w := range decisionWords {
+// guessWords say that a sentence guesses or does not know: it settles
+// nothing, whatever else it says.
+var guessWords = []string{
+	"maybe", "might ", "perhaps", "probably", "possibly", "not sure", "i think", "i guess", "seems", "looks like",
+	"can't tell", "cannot tell", "don't know", "do not know", "not yet", "unclear", "could be", "no idea",
+	"かもしれ", "可能性", "ようです", "ように見え", "らしい", "わから", "わかりません", "分から", "分かりません", "不明", "気がする", "と思う", "と思います", "でしょう",
+	"だろう", "未確認", "できていません",
+}
+
+func hasAny(s string, words []string) bool {
+	s = " " + strings.ToLower(s) + " "
+	for _, w := range words {
 		if strings.Contains(s, w) {
 			return true
 		}
@@ -377,10 +405,54 @@ func hasDecisionWord(s string) bool {
 	return false
 }
 
+// settles reports a sentence that settles something. "For now" and "right
+// now" put something off or describe it; they settle nothing.
+func settles(s string) bool { return hasAny(notNow.Replace(strings.ToLower(s)), settleWords) }
+
+var notNow = strings.NewReplacer("for now", "", "right now", "", "just now", "")
+
+// guess reports a sentence that guesses, or says it does not know.
+func guess(s string) bool { return hasAny(s, guessWords) }
+
 // question reports a sentence that asks.
 func question(s string) bool {
 	s = strings.TrimSpace(s)
 	return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") || strings.HasSuffix(s, "か") || strings.HasSuffix(s, "っけ")
+}
+
+// listLine reports a line that is an item of a list: a bullet, a number,
+// or a link.
+func listLine(line string) bool {
+	t := strings.TrimSpace(line)
+	if strings.Contains(t, "://") {
+		return true
+	}
+	for _, p := range []string{"- ", "* ", "+ ", "• ", "・"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	n := 0
+	for n < len(t) && isDigit(t[n]) {
+		n++
+	}
+	return n > 0 && n+1 < len(t) && (t[n] == '.' || t[n] == ')') && t[n+1] == ' '
+}
+
+// listShaped reports prose that is mostly a list: three items or more, and
+// more items than other lines.
+func listShaped(prose string) bool {
+	items, other := 0, 0
+	for line := range strings.Lines(prose) {
+		switch {
+		case strings.TrimSpace(line) == "":
+		case listLine(line):
+			items++
+		default:
+			other++
+		}
+	}
+	return items >= 3 && items > other
 }
 
 // sentences cuts text after each sentence's end (. ! ? 。 ！ ？ or a line
@@ -407,14 +479,24 @@ func sentences(text string) []string {
 	return out
 }
 
-// splitPasted separates fenced blocks and lines that look like log output
-// from the prose around them.
+// repeatedLine is how many times a line comes back before it counts as
+// output pasted, not something written.
+const repeatedLine = 3
+
+// splitPasted separates fenced blocks, lines that look like log output and
+// lines repeated many times from the prose around them.
 func splitPasted(text string) (prose, pasted string) {
 	if !strings.Contains(text, "\n") {
 		if logLine(text) {
 			return "", text
 		}
 		return text, ""
+	}
+	seen := map[string]int{}
+	for line := range strings.Lines(text) {
+		if t := strings.TrimSpace(line); t != "" {
+			seen[t]++
+		}
 	}
 	var p, l strings.Builder
 	fenced := false
@@ -424,7 +506,7 @@ func splitPasted(text string) (prose, pasted string) {
 			fenced = !fenced
 			continue
 		}
-		if fenced || logLine(line) {
+		if fenced || logLine(line) || seen[t] >= repeatedLine {
 			l.WriteString(line)
 			continue
 		}
@@ -434,7 +516,8 @@ func splitPasted(text string) (prose, pasted string) {
 }
 
 // logLine reports a line that looks like program output: a timestamp or
-// log level first, a stack frame, an indented or tab-separated dump.
+// log level first, a stack frame, an indented or tab-separated dump, a run
+// of key=value pairs.
 func logLine(line string) bool {
 	t := strings.TrimLeft(line, " ")
 	if t == "" {
@@ -454,7 +537,18 @@ func logLine(line string) bool {
 			return true
 		}
 	}
-	return false
+	return keyValues(t) >= 3
+}
+
+// keyValues counts the words of a line shaped key=value.
+func keyValues(line string) int {
+	n := 0
+	for _, w := range strings.Fields(line) {
+		if k, v, ok := strings.Cut(w, "="); ok && k != "" && v != "" && strings.IndexFunc(k, func(r rune) bool { return !bareword(r) && r != '.' && r != '-' }) < 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

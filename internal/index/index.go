@@ -33,15 +33,18 @@
 // ErrQuery.
 //
 // Hits come best first, tier by tier: by where the words were written
-// (approved decisions, summaries and sentences stating a decision first,
-// then prompts, the agent's answers, tool calls and output, and logs pasted
-// into a prompt last), a document in the tier of the weakest column its
-// match needs; within a tier bm25 weighted the same way, the sessions that
-// made a matching approved decision boosted, newer first among equals; or
-// newest first on request. Every match is counted; a weaker tier is ranked
-// only when the stronger ones do not fill the page. A plain query that no document holds whole —
-// a question in plain words — is asked again for its content words, any of
-// them (Results.Relaxed).
+// (approved decisions and summaries first, then messages that settle
+// something — a decision, a fix, a pin, a root cause —, then what a person
+// or the agent wrote, their questions and lists of links or topics, tool
+// calls and output, and logs, code and repeated lines pasted into a prompt
+// or an answer last), a document in the tier of the weakest column its match
+// needs; within a tier bm25 weighted the same way, the sessions that made a
+// matching approved decision or settled something about the query boosted,
+// newer first among equals; or newest first on request. Every match is
+// counted; a weaker tier is ranked only when the stronger ones do not fill
+// the page. A plain query that no document holds whole — a question in plain
+// words — is asked again for its content words, any of them
+// (Results.Relaxed).
 //
 // Hit.Snippet is a short excerpt of the document as Spans, the matches marked:
 // a terminal writes them with «» or colour, a web page with <mark> around the

@@ -109,53 +109,63 @@ func (h *Hit) Marked(open, close string) string {
 }
 
 // Ranking. Hits are ordered by tier first: a document's tier is the
-// strongest group of columns its match can be made in — approved decisions,
-// summaries and sentences stating a decision (hi, said); then what a person
-// wrote (prompt); what the agent wrote (text); tool calls, their output and
-// the event and tool names (tool, meta); logs pasted into a prompt last
-// (log). A document whose match needs a weaker column belongs to that
-// column's tier: for "queue retry" with queue in a decision and retry only in
-// tool output, the tool tier. So a decision matching the query comes before
-// any number of tool outputs repeating it, and a tier is searched only while
-// the page is not full: the common case ranks the few strong matches and
-// never scores the thousands of weak ones.
+// strongest group of columns its match can be made in — approved decisions
+// and summaries (hi); messages that settle something, a decision, a fix, a
+// pin, a root cause (said); then what a person or the agent wrote (prompt,
+// text); their questions, guesses and lists of links or topics (aside);
+// tool calls, their output and the event and tool names (tool, meta); logs,
+// code and repeated lines pasted into a prompt or an answer last (log). A
+// document whose match needs a weaker column belongs to that column's tier:
+// for "queue retry" with queue in a decision and retry only in tool output,
+// the tool tier. So a decision matching the query comes before any number of
+// tool outputs repeating it, and a tier is searched only while the page is
+// not full: the common case ranks the few strong matches and never scores
+// the thousands of weak ones.
 //
 // Within a tier bm25 orders, with column weights (the tier's columns count,
-// falling steeply as above; kinds and session ids count nothing), and the
+// falling steeply as above; kinds and session ids count nothing). bm25's
+// term frequency saturates, so a word said many times pays little more than
+// a word said twice; output that repeats it was put in the log column. The
 // documents of a session that made an approved decision matching the query
-// count boostDecided times as much. Ties go to the newest. The two strongest
-// tiers are ranked in strong_fts, which holds only their columns: a
-// document's length there is the length of its decisions and prompts, not of
-// the tool output beside them, and a word's rarity is its rarity among
-// decisions and prompts.
+// count boostDecided times as much, and those of a session with a message
+// settling something that names one of the query's words boostSettled
+// times: what a session did with a topic counts, not how often it named it.
+// Ties go to the newest. The two strongest tiers are ranked in strong_fts,
+// which holds only their columns: a document's length there is the length
+// of its decisions and settling messages, not of the text beside them, and a
+// word's rarity is its rarity among them.
 const (
-	weights       = "bm25(docs_fts, 1.0, 1.0, 0.2, 0.1, 0.04, 0.015, 0.02, 0, 0)"
-	strongWeights = "bm25(strong_fts, 1.0, 1.0, 0.2, 0, 0)"
+	weights       = "bm25(docs_fts, 1.0, 1.0, 0.2, 0.2, 0.05, 0.04, 0.015, 0.02, 0, 0)"
+	strongWeights = "bm25(strong_fts, 1.0, 1.0, 0, 0)"
 	boostDecided  = 2.0
+	boostSettled  = 3.0
 	// textColumns are the columns a query's words are looked for in.
-	textColumns = "{hi said prompt text tool log meta}"
+	textColumns = "{hi said prompt text aside tool log meta}"
 	// decidedSessions is how many sessions of matching decisions are
-	// boosted.
+	// boosted, settledSessions how many sessions of settling messages.
 	decidedSessions = 3
+	settledSessions = 5
 )
 
 // A tier is ranked in table, among the documents matching in columns, with
 // score (a bm25 of table).
 type tier struct{ table, columns, score string }
 
+// tierProse is the tier of what a person or the agent wrote that settles
+// nothing.
+const tierProse = 2
+
 // tiers are the tiers, strongest first, each one's columns holding the
 // columns of the tiers before it: a document is in the first tier whose
 // columns it matches in. The last is textColumns.
 var tiers = []tier{
+	{"strong_fts", "{hi}", strongWeights},
 	{"strong_fts", "{hi said}", strongWeights},
-	{"strong_fts", "{hi said prompt}", strongWeights},
 	{"docs_fts", "{hi said prompt text}", weights},
-	{"docs_fts", "{hi said prompt text tool meta}", weights},
+	{"docs_fts", "{hi said prompt text aside}", weights},
+	{"docs_fts", "{hi said prompt text aside tool meta}", weights},
 	{"docs_fts", textColumns, weights},
 }
-
-// strongColumns are strong_fts's columns of text.
-const strongColumns = "{hi said prompt}"
 
 // Search finds the documents matching q. When none holds every word of a
 // plain query (no operators, quotes or stars), it looks again for documents
@@ -165,16 +175,18 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := ix.search(ctx, q, match, terms)
-	if err != nil || res.Total > 0 {
+	// A session settling the topic names one of its words at least.
+	words, plain := relaxedQuery(q.Text)
+	anyWord := match
+	if plain {
+		anyWord, _ = orQuery(words)
+	}
+	res, err := ix.search(ctx, q, match, anyWord, terms)
+	if err != nil || res.Total > 0 || !plain {
 		return res, err
 	}
-	words, ok := relaxedQuery(q.Text)
-	if !ok {
-		return res, nil
-	}
 	match, terms = orQuery(words)
-	res, err = ix.search(ctx, q, match, terms)
+	res, err = ix.search(ctx, q, match, anyWord, terms)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +201,9 @@ type scored struct {
 	score float64 // bm25: lower is better
 }
 
-func (ix *Index) search(ctx context.Context, q Query, match string, terms []string) (*Results, error) {
+// search finds the documents matching match; anyWord matches a document
+// holding any of the query's words.
+func (ix *Index) search(ctx context.Context, q Query, match, anyWord string, terms []string) (*Results, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -207,8 +221,10 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 		}
 		kindFilter = "kind : (" + strings.Join(kinds, " OR ") + ") AND "
 	}
-	in := func(columns string) string { return kindFilter + columns + " : (" + match + ")" }
-	f := filter{in: in}
+	f := filter{
+		in:  func(columns string) string { return kindFilter + columns + " : (" + match + ")" },
+		any: func(columns string) string { return kindFilter + columns + " : (" + anyWord + ")" },
+	}
 	if !q.Since.IsZero() {
 		f.since = []any{q.Since.UnixMilli()}
 	}
@@ -246,9 +262,9 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 		// connections.
 		counted := make(chan error, 1)
 		go func() { counted <- count() }()
-		decided, err := ix.decidedSessions(ctx, in(strongColumns))
+		boosts, err := ix.boosts(ctx, f)
 		if err == nil {
-			page, err = ix.tiered(ctx, f, decided, offset+limit)
+			page, err = ix.tiered(ctx, f, boosts, offset+limit)
 		}
 		if cerr := <-counted; err == nil {
 			err = cerr
@@ -267,8 +283,9 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 
 // filter is what a search asks of every document besides its words.
 type filter struct {
-	// in puts a match in a column filter, with the kinds asked for.
-	in func(columns string) string
+	// in puts the query's match in a column filter, with the kinds asked
+	// for; any does the same with a match of any of the query's words.
+	in, any func(columns string) string
 	// since holds the oldest time asked for, when one is.
 	since []any
 }
@@ -307,14 +324,14 @@ func (f filter) args(columns string) []any {
 // columns hold the stronger tiers' columns, so its ranking returns their
 // documents again; they are all known by then (a tier is asked for only
 // when the ones before it held fewer than n) and are skipped.
-func (ix *Index) tiered(ctx context.Context, f filter, decided []string, n int) ([]scored, error) {
+func (ix *Index) tiered(ctx context.Context, f filter, boosts []boost, n int) ([]scored, error) {
 	var out []scored
 	seen := make(map[int64]bool)
 	for i, t := range tiers {
 		if len(out) >= n {
 			break
 		}
-		ranked, err := ix.ranked(ctx, t, f, decided, n)
+		ranked, err := ix.ranked(ctx, t, f, boosts, n)
 		if err != nil {
 			return nil, err
 		}
@@ -330,11 +347,44 @@ func (ix *Index) tiered(ctx context.Context, f filter, decided []string, n int) 
 	return out[:min(n, len(out))], nil
 }
 
-// ranked returns the n best documents of tier t, best first: the n best
-// by its bm25, merged with the n best of the decided sessions, boosted.
-// Each list is exact, so the merge is.
-func (ix *Index) ranked(ctx context.Context, t tier, f filter, decided []string, n int) ([]scored, error) {
-	top := func(args []any) ([]scored, error) {
+// A boost multiplies the scores of the documents of some sessions.
+type boost struct {
+	sessions []string // session tokens
+	factor   float64
+}
+
+// boosts returns the sessions boosted for a query: those of the approved
+// decisions matching it (f.in puts the query's match in columns), and those
+// of the messages settling something that hold any of its words (f.any).
+func (ix *Index) boosts(ctx context.Context, f filter) ([]boost, error) {
+	var out []boost
+	for _, b := range []struct {
+		match  string
+		n      int
+		factor float64
+	}{
+		{"kind : decision AND " + f.in("{hi}"), decidedSessions, boostDecided},
+		{f.any("{said}"), settledSessions, boostSettled},
+	} {
+		sessions, err := ix.sessionsOf(ctx, b.match, b.n)
+		if err != nil {
+			return nil, err
+		}
+		if len(sessions) > 0 {
+			out = append(out, boost{sessions, b.factor})
+		}
+	}
+	return out, nil
+}
+
+// ranked returns the n best documents of tier t, best first: the best by
+// its bm25, merged with the n best of each boost's sessions, boosted, a
+// document keeping its best score. The sessions settling something among
+// those of the tier's window best documents are boosted as the settled
+// sessions are. Each list is exact, so the merge is; the window does not
+// depend on n, so neither do the sessions boosted, and pages agree.
+func (ix *Index) ranked(ctx context.Context, t tier, f filter, boosts []boost, n int) ([]scored, error) {
+	top := func(args []any, n int) ([]scored, error) {
 		rows, err := ix.db.QueryContext(ctx, "SELECT "+t.table+".rowid, "+t.score+" AS score"+f.from(t.table)+
 			" ORDER BY score, "+t.table+".rowid DESC LIMIT ?", append(args, n)...)
 		if err != nil {
@@ -343,27 +393,35 @@ func (ix *Index) ranked(ctx context.Context, t tier, f filter, decided []string,
 		return scanScored(rows, true)
 	}
 	args := f.args(t.columns)
-	best, err := top(args)
-	if err != nil || len(decided) == 0 || len(best) == 0 {
+	best, err := top(args, max(n, window))
+	if err != nil || len(best) == 0 {
 		return best, err
 	}
-	args[0] = "sid : (" + strings.Join(decided, " OR ") + ") AND " + args[0].(string)
-	boosted, err := top(args)
+	among, err := ix.settledAmong(ctx, best[:min(window, len(best))])
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[int64]int, len(best)+len(boosted))
+	boosts = withSettled(boosts, among)
+	byID := make(map[int64]int, len(best))
 	for i, s := range best {
 		byID[s.id] = i
 	}
-	for _, s := range boosted {
-		s.score *= boostDecided
-		if i, ok := byID[s.id]; ok {
-			best[i].score = min(best[i].score, s.score)
-			continue
+	match := args[0].(string)
+	for _, b := range boosts {
+		args[0] = "sid : (" + strings.Join(b.sessions, " OR ") + ") AND " + match
+		boosted, err := top(args, n)
+		if err != nil {
+			return nil, err
 		}
-		byID[s.id] = len(best)
-		best = append(best, s)
+		for _, s := range boosted {
+			s.score *= b.factor
+			if i, ok := byID[s.id]; ok {
+				best[i].score = min(best[i].score, s.score)
+				continue
+			}
+			byID[s.id] = len(best)
+			best = append(best, s)
+		}
 	}
 	slices.SortFunc(best, func(a, b scored) int {
 		if c := cmp.Compare(a.score, b.score); c != 0 {
@@ -374,12 +432,41 @@ func (ix *Index) ranked(ctx context.Context, t tier, f filter, decided []string,
 	return best[:min(n, len(best))], nil
 }
 
-// decidedSessions returns the session tokens of the approved decisions that
-// match, best first.
-func (ix *Index) decidedSessions(ctx context.Context, match string) ([]string, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT d.session FROM strong_fts CROSS JOIN docs d ON d.id = strong_fts.rowid
-		WHERE strong_fts MATCH ? AND d.event = 'approved' AND d.session != '' ORDER BY `+strongWeights+` LIMIT ?`,
-		"kind : decision AND "+match, decidedSessions)
+// window is how many of a tier's best documents are looked at for sessions
+// that settled something.
+const window = 50
+
+// withSettled adds sessions to the settled boost of boosts (a copy).
+func withSettled(boosts []boost, sessions []string) []boost {
+	out := slices.Clone(boosts)
+	for i, b := range out {
+		if b.factor != boostSettled {
+			continue
+		}
+		merged := slices.Clone(b.sessions)
+		for _, s := range sessions {
+			if !slices.Contains(merged, s) {
+				merged = append(merged, s)
+			}
+		}
+		out[i].sessions = merged
+		return out
+	}
+	if len(sessions) > 0 {
+		out = append(out, boost{sessions, boostSettled})
+	}
+	return out
+}
+
+// settledAmong returns the tokens of the sessions of docs that hold a
+// message settling something.
+func (ix *Index) settledAmong(ctx context.Context, docs []scored) ([]string, error) {
+	ids := make([]any, len(docs))
+	for i, s := range docs {
+		ids[i] = s.id
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT DISTINCT d.session FROM docs d WHERE d.id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)
+		AND d.session != '' AND EXISTS (SELECT 1 FROM docs s WHERE s.session = d.session AND s.settles = 1)`, ids...)
 	if err != nil {
 		return nil, searchError(err)
 	}
@@ -390,7 +477,33 @@ func (ix *Index) decidedSessions(ctx context.Context, match string) ([]string, e
 		if err := rows.Scan(&s); err != nil {
 			return nil, searchError(err)
 		}
-		if t := sessionToken(s); t != "" && !slices.Contains(out, t) {
+		if t := sessionToken(s); t != "" {
+			out = append(out, t)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, searchError(err)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// sessionsOf returns the session tokens of the n best documents of
+// strong_fts matching match, best first.
+func (ix *Index) sessionsOf(ctx context.Context, match string, n int) ([]string, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT d.session FROM strong_fts CROSS JOIN docs d ON d.id = strong_fts.rowid
+		WHERE strong_fts MATCH ? AND d.session != '' ORDER BY `+strongWeights+` LIMIT ?`, match, 4*n)
+	if err != nil {
+		return nil, searchError(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, searchError(err)
+		}
+		if t := sessionToken(s); t != "" && !slices.Contains(out, t) && len(out) < n {
 			out = append(out, t)
 		}
 	}
