@@ -58,6 +58,10 @@ func (r *run) checkpoint(ctx context.Context, sessionID string) {
 	}
 	ctx = context.WithoutCancel(ctx)
 	log := r.w.log.With("run", r.rec.ID, "job", r.job.id)
+	if !r.current(ctx) {
+		log.Warn("checkpoint: the job runs on another host; none taken")
+		return
+	}
 	r.commitWork(ctx)
 	if err := r.push(ctx); err != nil {
 		log.Warn("checkpoint: push", "err", err)

@@ -78,6 +78,11 @@ type issueWorker struct {
 func (iw *issueWorker) Timeout(*river.Job[IssueArgs]) time.Duration { return iw.w.jobTimeout() }
 
 func (iw *issueWorker) Work(ctx context.Context, job *river.Job[IssueArgs]) error {
+	// The attempt names itself in what River writes at its end: a stale
+	// attempt's end is then ignored (see Queue.fenceTrigger).
+	if err := river.MetadataSet(ctx, fenceKey, job.Attempt); err != nil {
+		return err
+	}
 	return iw.w.workIssue(ctx, iw.s, job.JobRow, job.Args)
 }
 
@@ -502,10 +507,14 @@ func (w *Worker) workIssue(ctx context.Context, s *session, job *rivertype.JobRo
 		// checkpoint; the attempt is given back.
 		return river.JobSnooze(0)
 	}
-	if !rec.settled() {
+	if !rec.settled() && !rec.Stale {
 		return w.keepOutcome(ctx, s, job, rec)
 	}
-	if err := s.q.deleteCheckpoint(context.WithoutCancel(ctx), job.ID); err != nil {
+	if rec.Stale {
+		// Its end is not this host's to write; River's is ignored too.
+		return nil
+	}
+	if err := s.q.deleteCheckpoint(context.WithoutCancel(ctx), job.ID, job.Attempt); err != nil {
 		w.log.Warn("delete checkpoint", "job", job.ID, "err", err)
 	}
 	return nil
@@ -544,7 +553,7 @@ func (w *Worker) settleOutcome(ctx context.Context, s *session, client *github.C
 	if !rec.settled() || rec.ClaimCommentID != 0 {
 		return w.keepOutcome(ctx, s, job, &rec)
 	}
-	if err := s.q.deleteCheckpoint(context.WithoutCancel(ctx), job.ID); err != nil {
+	if err := s.q.deleteCheckpoint(context.WithoutCancel(ctx), job.ID, job.Attempt); err != nil {
 		w.log.Warn("delete checkpoint", "job", job.ID, "err", err)
 	}
 	return nil

@@ -521,3 +521,86 @@ func median(ds []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// TestFleetStaleAttemptIgnored: host A is thought dead while its agent
+// runs (its job goes back to the queue) and host B takes the job over;
+// then A's agent ends with a pull request. A's end is ignored, by baton
+// (no labels, no comment) and by the queue (the job stays B's), and B's
+// run settles the issue.
+func TestFleetStaleAttemptIgnored(t *testing.T) {
+	t.Parallel()
+	url := pgtest.DB(t)
+	h := newHarness(t)
+	migrateQueue(t, url)
+	n := h.addIssue("Add export", "body")
+	db := queueDB(t, url)
+	pids := filepath.Join(h.home, "pids")
+	host := func(name string) (Options, string) {
+		q, err := OpenQueue(t.Context(), url, t.TempDir(), i18n.EN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(q.Close)
+		goOn := filepath.Join(h.home, "go-"+name)
+		opts := h.options(t, "log,pid,wait="+goOn+",pr,result=opened", "log")
+		opts.Host, opts.Queue, opts.DataDir = name, q, filepath.Join(t.TempDir(), name)
+		return opts, goOn
+	}
+	optsA, goA := host("host-a")
+	optsB, goB := host("host-b")
+	results := make(chan *CycleResult, 2)
+	run := func(opts Options) {
+		res, err := newWorker(t, opts).Cycle(t.Context(), nil)
+		if err != nil {
+			t.Error(err)
+		}
+		results <- res
+	}
+	go run(optsA)
+	waitPIDs(t, pids, 1)
+	// Host A is thought dead: its job goes back to the queue.
+	if _, err := db.ExecContext(t.Context(), "UPDATE river_job SET state = 'available' WHERE kind = 'baton_issue' AND state = 'running'"); err != nil {
+		t.Fatal(err)
+	}
+	go run(optsB)
+	waitPIDs(t, pids, 2)
+	// A's agent ends with its pull request while B's runs.
+	if err := os.WriteFile(goA, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	storeA := Store{Dir: optsA.DataDir}
+	waitFor(t, "host A's run to end", func() bool {
+		recs, _ := storeA.List()
+		return len(recs) == 1 && (recs[0].Stale || recs[0].CommentURL != "")
+	})
+	recsA, _ := storeA.List()
+	if r := recsA[0]; !r.Stale || r.State != StateInterrupted {
+		t.Errorf("host A's record = %s stale %v (%s); want interrupted, stale", r.State, r.Stale, r.Summary)
+	}
+	var state string
+	var attempt int
+	if err := db.QueryRowContext(t.Context(), "SELECT state, attempt FROM river_job WHERE kind = 'baton_issue'").Scan(&state, &attempt); err != nil {
+		t.Fatal(err)
+	}
+	if state != "running" || attempt != 2 {
+		t.Errorf("job after A's end = %s, attempt %d; want running, attempt 2 (B's)", state, attempt)
+	}
+	if c := h.workerComments(n); len(c) != 1 || !strings.Contains(c[0].Body, "baton:claim") {
+		t.Errorf("comments after A's end = %v; want B's claim alone", c)
+	}
+	h.wantLabels(t, n, []string{config.DefaultWorkerInProgress}, []string{config.DefaultWorkerDone})
+
+	if err := os.WriteFile(goB, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	<-results
+	<-results
+	h.wantLabels(t, n, doneLabels, activeLabels)
+	comments := h.workerComments(n)
+	if len(comments) != 1 || !strings.Contains(comments[0].Body, "**Host:** host-b") {
+		t.Errorf("comments = %v; want host B's success comment alone", comments)
+	}
+	if err := db.QueryRowContext(t.Context(), "SELECT state, attempt FROM river_job WHERE kind = 'baton_issue'").Scan(&state, &attempt); err != nil || state != "completed" || attempt != 2 {
+		t.Errorf("job = %s, attempt %d, %v; want completed by attempt 2", state, attempt, err)
+	}
+}

@@ -202,6 +202,11 @@ func (q *Queue) Migrate(ctx context.Context, lang i18n.Lang) error {
 			return q.reachError(lang, err)
 		}
 	}
+	for _, stmt := range q.fenceTrigger() {
+		if _, err := q.db.ExecContext(ctx, stmt); err != nil {
+			return q.reachError(lang, err)
+		}
+	}
 	return nil
 }
 
@@ -243,6 +248,9 @@ func (q *Queue) Check(ctx context.Context, lang i18n.Lang) error {
 		if !q.hasColumn(ctx, c[0]) {
 			return errors.New(msgQueueUnmigrated.Format(lang, q.where, "baton_checkpoint has no column "+c[0]))
 		}
+	}
+	if !q.hasFence(ctx) {
+		return errors.New(msgQueueUnmigrated.Format(lang, q.where, "no baton_fence_job trigger on river_job"))
 	}
 	return nil
 }
@@ -351,8 +359,63 @@ func (q *Queue) loadCheckpoint(ctx context.Context, jobID int64) (*checkpoint, e
 	return c, nil
 }
 
-// deleteCheckpoint forgets a finished job's checkpoint.
-func (q *Queue) deleteCheckpoint(ctx context.Context, jobID int64) error {
-	_, err := q.db.ExecContext(ctx, "DELETE FROM baton_checkpoint WHERE job_id = $1", jobID)
+// deleteCheckpoint forgets a finished job's checkpoint, unless a later
+// attempt saved it.
+func (q *Queue) deleteCheckpoint(ctx context.Context, jobID int64, attempt int) error {
+	_, err := q.db.ExecContext(ctx, "DELETE FROM baton_checkpoint WHERE job_id = $1 AND attempt <= $2", jobID, attempt)
 	return err
+}
+
+// fenceKey is the job metadata key that names the attempt whose end River
+// is writing; see fenceTrigger.
+const fenceKey = "baton_attempt"
+
+// running reports whether attempt is the job's attempt in progress: a host
+// whose job was given to another one (it was thought dead) is not.
+func (q *Queue) running(ctx context.Context, jobID int64, attempt int) (bool, error) {
+	var n int
+	err := q.db.QueryRowContext(ctx, "SELECT count(*) FROM river_job WHERE id = $1 AND attempt = $2 AND state = 'running'", jobID, attempt).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("check attempt %d of job %d: %w", attempt, jobID, err)
+	}
+	return n == 1, nil
+}
+
+// fenceTrigger returns the statements that make the database ignore a
+// stale attempt's end. River writes a job's end (completed, retryable,
+// snoozed) when its state is running, whichever attempt runs, so a host
+// that was thought dead and comes back would end the attempt another host
+// now runs. Each attempt names itself in the metadata River merges at its
+// end (fenceKey); an update that brings an attempt number other than the
+// job's is skipped.
+func (q *Queue) fenceTrigger() []string {
+	if q.SQLite() {
+		return []string{`CREATE TRIGGER IF NOT EXISTS baton_fence_job BEFORE UPDATE ON river_job FOR EACH ROW
+WHEN json_extract(NEW.metadata, '$.` + fenceKey + `') IS NOT NULL
+	AND json_extract(NEW.metadata, '$.` + fenceKey + `') IS NOT json_extract(OLD.metadata, '$.` + fenceKey + `')
+	AND json_extract(NEW.metadata, '$.` + fenceKey + `') <> OLD.attempt
+BEGIN SELECT RAISE(IGNORE); END`}
+	}
+	return []string{`CREATE OR REPLACE FUNCTION baton_fence_job() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF NEW.metadata ? '` + fenceKey + `'
+		AND NEW.metadata->'` + fenceKey + `' IS DISTINCT FROM OLD.metadata->'` + fenceKey + `'
+		AND (NEW.metadata->>'` + fenceKey + `')::int <> OLD.attempt THEN
+		RETURN NULL;
+	END IF;
+	RETURN NEW;
+END
+$$`,
+		`DROP TRIGGER IF EXISTS baton_fence_job ON river_job`,
+		`CREATE TRIGGER baton_fence_job BEFORE UPDATE ON river_job FOR EACH ROW EXECUTE FUNCTION baton_fence_job()`}
+}
+
+// hasFence reports whether the database has the trigger of fenceTrigger.
+func (q *Queue) hasFence(ctx context.Context) bool {
+	query := "SELECT count(*) FROM pg_trigger WHERE tgname = 'baton_fence_job'"
+	if q.SQLite() {
+		query = "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'baton_fence_job'"
+	}
+	var n int
+	return q.db.QueryRowContext(ctx, query).Scan(&n) == nil && n > 0
 }

@@ -77,6 +77,9 @@ type Record struct {
 	// took it (2 or more: rescued from a host that stopped answering).
 	JobID   int64 `json:"job_id,omitempty"`
 	Attempt int   `json:"attempt,omitempty"`
+	// Stale: another host took the job over while this run went on (this
+	// host was thought dead); the run's end was not applied.
+	Stale bool `json:"stale,omitempty"`
 	// RescuedFrom is the host whose run this one continues.
 	RescuedFrom string `json:"rescued_from,omitempty"`
 	// RescueNote says how a rescued run started: from the checkpoint, or

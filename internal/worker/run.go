@@ -274,8 +274,39 @@ func (r *run) abandon(ctx context.Context, why string) {
 	r.rec.Summary = why
 	r.rec.FinishedAt = r.w.opts.Now()
 	r.rec.LabelsPending = true
-	r.w.settle(ctx, r.client, r.rec)
+	r.settle(ctx)
 	r.save()
+}
+
+// current reports whether the run's attempt is the one its job runs (always
+// without a queue). When the queue cannot tell, the run goes on as current:
+// River's own write of its end is fenced in the database.
+func (r *run) current(ctx context.Context) bool {
+	if r.job == nil || r.job.q == nil {
+		return true
+	}
+	ok, err := r.job.q.running(context.WithoutCancel(ctx), r.job.id, r.job.attempt)
+	if err != nil {
+		r.w.log.Warn("check the run's attempt", "run", r.rec.ID, "err", err)
+		return true
+	}
+	return ok
+}
+
+// settle brings GitHub in line with the run's record, unless another host
+// runs the job now: then the record says so and GitHub is left to that
+// host.
+func (r *run) settle(ctx context.Context) {
+	if !r.current(ctx) {
+		r.w.log.Warn("stale attempt: the job runs on another host; this run's end is ignored",
+			"run", r.rec.ID, "job", r.job.id, "attempt", r.job.attempt, "state", r.rec.State)
+		r.rec.Stale = true
+		r.rec.Summary = "another host took the job over during the run (this one was thought dead): " + r.rec.State + " not applied"
+		r.rec.State = StateInterrupted
+		r.rec.LabelsPending, r.rec.CommentPending, r.rec.ClaimCommentID = false, "", 0
+		return
+	}
+	r.w.settle(ctx, r.client, r.rec)
 }
 
 // work runs the claimed issue to its end: worktree, prompt, agent, resume,
@@ -691,7 +722,7 @@ func (r *run) interrupted(ctx context.Context) {
 	r.rec.WorktreeKept = r.rec.Worktree != ""
 	r.rec.LabelsPending = true
 	r.step("finish")
-	r.w.settle(ctx, r.client, r.rec)
+	r.settle(ctx)
 	r.save()
 }
 
@@ -799,6 +830,6 @@ func (r *run) finish(ctx context.Context, out outcome) {
 	}
 	rec.LabelsPending = true
 	r.save()
-	r.w.settle(ctx, r.client, rec)
+	r.settle(ctx)
 	r.save()
 }

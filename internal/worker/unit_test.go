@@ -11,8 +11,15 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/pgtest"
 	"github.com/baton-cli/baton/internal/quote"
 	"github.com/baton-cli/baton/internal/quote/quotetest"
 	"github.com/baton-cli/baton/internal/tracker"
@@ -422,5 +429,75 @@ func TestMigrateAddsCheckpointColumns(t *testing.T) {
 	got, err := q.loadCheckpoint(ctx, 7)
 	if err != nil || got.Branch != "b" || got.Attempt != 2 {
 		t.Errorf("checkpoint = %+v, %v; want attempt 2's, branch b", got, err)
+	}
+}
+
+// TestFenceIgnoresStaleEnd writes a job's end as River's completer does,
+// once from a stale attempt and once from the running one, on each
+// database: only the running attempt's end is applied.
+func TestFenceIgnoresStaleEnd(t *testing.T) {
+	queues := map[string]func(t *testing.T) *Queue{
+		"sqlite": func(t *testing.T) *Queue {
+			q, err := OpenQueueReady(t.Context(), "", t.TempDir(), i18n.EN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return q
+		},
+		"postgres": func(t *testing.T) *Queue {
+			url := pgtest.DB(t)
+			migrateQueue(t, url)
+			q, err := OpenQueue(t.Context(), url, t.TempDir(), i18n.EN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return q
+		},
+	}
+	for name, open := range queues {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			q := open(t)
+			defer q.Close()
+			client, err := q.newClient(&river.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := client.Insert(ctx, IssueArgs{Repo: "acme/widgets", Issue: 1}, issueInsertOpts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := res.Job.ID
+			// Attempt 2 runs: attempt 1's host was thought dead.
+			if _, err := q.db.ExecContext(ctx, "UPDATE river_job SET state = 'running', attempt = 2 WHERE id = $1", id); err != nil {
+				t.Fatal(err)
+			}
+			end := func(attempt int) {
+				t.Helper()
+				now := time.Now()
+				p := &riverdriver.JobSetStateIfRunningManyParams{
+					ID: []int64{id}, Attempt: []*int{nil}, ErrData: [][]byte{nil}, FinalizedAt: []*time.Time{&now},
+					MetadataDoMerge: []bool{true}, MetadataUpdates: [][]byte{[]byte(fmt.Sprintf(`{"%s":%d}`, fenceKey, attempt))},
+					ScheduledAt: []*time.Time{nil}, State: []rivertype.JobState{rivertype.JobStateCompleted},
+				}
+				var err error
+				if q.SQLite() {
+					_, err = riversqlite.New(q.db).GetExecutor().JobSetStateIfRunningMany(ctx, p)
+				} else {
+					_, err = riverpgxv5.New(q.pool).GetExecutor().JobSetStateIfRunningMany(ctx, p)
+				}
+				if err != nil {
+					t.Fatalf("end of attempt %d: %v", attempt, err)
+				}
+			}
+			end(1)
+			if ok, err := q.running(ctx, id, 2); err != nil || !ok {
+				t.Errorf("after attempt 1's end: attempt 2 running = %v, %v; want true", ok, err)
+			}
+			end(2)
+			if ok, err := q.running(ctx, id, 2); err != nil || ok {
+				t.Errorf("after attempt 2's end: attempt 2 running = %v, %v; want false (completed)", ok, err)
+			}
+		})
 	}
 }
