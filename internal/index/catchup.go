@@ -577,7 +577,7 @@ func (w *writer) flushSessions(ctx context.Context) error {
 	}
 	clear(w.sessions)
 	for id := range w.recount {
-		_, err := w.tx.ExecContext(ctx, `UPDATE sessions SET messages = (SELECT count(*) FROM docs WHERE session = ?1 AND kind = 'transcript') WHERE id = ?1`, id)
+		_, err := w.tx.ExecContext(ctx, `UPDATE sessions SET messages = (SELECT count(*) FROM docs WHERE session = ?1 AND kind = 'transcript' AND event != '`+eventTool+`') WHERE id = ?1`, id)
 		if err != nil {
 			return fmt.Errorf("catch up: %w", classify(err))
 		}
@@ -884,7 +884,9 @@ func (w *writer) addMessage(ctx context.Context, session string, r readMsg, last
 	}
 	a := w.session(session)
 	a.seen(r.ts)
-	a.messages++
+	if r.doc.event != eventTool {
+		a.messages++
+	}
 	return w.maybeCommit(ctx, save)
 }
 
@@ -892,17 +894,25 @@ func (w *writer) addMessage(ctx context.Context, session string, r readMsg, last
 // keeps.
 const maxToolText = 1000
 
+// eventTool is the event of a transcript message that holds only tool calls
+// or their results: not a message of the conversation (a prompt or an
+// answer), so the session's message count leaves it out. The event of the
+// others is their role.
+const eventTool = "tool"
+
 func transcriptDoc(key, session string, m *transcript.Message) *doc {
 	var body []string
 	var tools []string
 	d := &doc{kind: KindTranscript, source: key, ref: fmt.Sprintf("%s:%d", key, m.Offset),
 		session: session, ts: m.Timestamp, event: m.Role, title: m.Role}
+	said := false // a prompt or an answer, not only tool blocks
 	for _, b := range m.Blocks {
 		switch b.Type {
 		case transcript.TextBlock:
 			if strings.TrimSpace(b.Text) == "" {
 				continue
 			}
+			said = true
 			text := redact.Redact(b.Text)
 			body = append(body, text)
 			if m.Role == transcript.User {
@@ -933,6 +943,9 @@ func transcriptDoc(key, session string, m *transcript.Message) *doc {
 	d.tool = strings.Join(tools, ",")
 	d.body = strings.Join(body, "\n")
 	d.setCol(colMeta, joinLines(m.Role, strings.Join(tools, " ")))
+	if !said {
+		d.event = eventTool
+	}
 	return d
 }
 

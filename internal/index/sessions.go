@@ -36,7 +36,8 @@ type Session struct {
 	// message.
 	First, Last time.Time
 	// Records counts its journal records, of which Prompts are prompts and
-	// Tools tool calls; Messages counts its transcript messages, or, when
+	// Tools tool calls; Messages counts its transcript's prompts and
+	// answers (not the lines holding only tool calls or results), or, when
 	// no transcript of it is indexed, the answers its Stop records kept.
 	Records, Prompts, Tools, Messages int
 	// Transcript is the path of its transcript (another agent's: its
@@ -135,7 +136,7 @@ type SessionDetail struct {
 	// Decisions and Summaries name the session.
 	Decisions []Entry
 	Summaries []Entry
-	// Messages are its transcript messages, oldest first.
+	// Messages are its transcript's prompts and answers, oldest first.
 	Messages []Entry
 	// Usage is the tokens its transcript records, per model; nil when the
 	// transcript is not at hand.
@@ -192,7 +193,9 @@ func (ix *Index) SessionDetail(ctx context.Context, id string) (*SessionDetail, 
 				d.Files = append(d.Files, e.File)
 			}
 		case KindTranscript:
-			d.Messages = appendMax(d.Messages, e)
+			if e.Event != eventTool {
+				d.Messages = appendMax(d.Messages, e)
+			}
 		case KindDecision:
 			d.Decisions = appendMax(d.Decisions, e)
 		case KindSummary:
