@@ -2,11 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/baton-cli/baton/internal/agentlog"
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/i18n"
@@ -20,6 +23,9 @@ type ResumeOptions struct {
 	Factory *Factory
 	JSON    bool
 	Lang    string
+	// Agent, when set (codex, gemini), prints what that agent's newest
+	// session in this worktree did instead of the briefing.
+	Agent string
 }
 
 // NewCmdResume builds `baton resume`, which tells where work in this worktree
@@ -37,7 +43,11 @@ func NewCmdResume(f *Factory, runF func(context.Context, *ResumeOptions) error) 
 			"Settings: resume.records (30) is how many of the worktree's newest tool calls are used,\n" +
 			"resume.stale_days (7) when a saved state counts as old, and resume.scan_bytes (256KiB) how\n" +
 			"far back from its end the journal is searched for a worktree whose hooks kept no records\n" +
-			"of their own yet (an older baton's).",
+			"of their own yet (an older baton's).\n\n" +
+			"--agent codex or gemini prints what that CLI's newest session in this worktree did (its\n" +
+			"last request and answer, the commands it ran, failing ones first), the layer a Claude Code\n" +
+			"briefing carries when that session worked after the last Claude Code session; paste it\n" +
+			"into the other agent to hand the work back.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -48,19 +58,28 @@ func NewCmdResume(f *Factory, runF func(context.Context, *ResumeOptions) error) 
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the briefing's facts as a JSON object")
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "message language: ja or en")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "show the newest session of this agent in the worktree: codex or gemini")
 	return cmd
 }
 
-var msgNothingToResume = i18n.Msg{
-	JA: "再開できる作業はありません（current.md も、このワークツリーの作業記録もありません）。",
-	EN: "Nothing to resume: no current.md task and no recorded work in this worktree.",
-}
+var (
+	msgNothingToResume = i18n.Msg{
+		JA: "再開できる作業はありません（current.md も、このワークツリーの作業記録もありません）。",
+		EN: "Nothing to resume: no current.md task and no recorded work in this worktree.",
+	}
+	msgResumeAgent     = i18n.Msg{JA: "--agent %q は使えません: codex か gemini です", EN: "--agent %q is not codex or gemini"}
+	msgNoAgentSession  = i18n.Msg{JA: "このワークツリーで動いた %s のセッションは見つかりませんでした。", EN: "No %s session ran in this worktree."}
+	msgAgentSessionFor = i18n.Msg{JA: "## baton: このワークツリーでの %s の作業", EN: "## baton: %s's work in this worktree"}
+)
 
 func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 	f := opts.Factory
 	w, cfg, lang, err := openWorkspace(f, opts.Lang)
 	if err != nil {
 		return err
+	}
+	if opts.Agent != "" {
+		return resumeAgentRun(ctx, opts, w, lang)
 	}
 	o := resume.BriefConfigured(cfg, f.Getenv, lang)
 	o.Options = resumeOptions(w, cfg, f)
@@ -85,6 +104,31 @@ func resumeRun(ctx context.Context, opts *ResumeOptions) error {
 		return nil
 	}
 	_, err = fmt.Fprintln(f.IO.Out, text)
+	return err
+}
+
+// resumeAgentRun prints what another agent's newest session in the
+// worktree did.
+func resumeAgentRun(ctx context.Context, opts *ResumeOptions, w workspace, lang i18n.Lang) error {
+	f := opts.Factory
+	a, err := agentlog.ParseAgent(opts.Agent)
+	if err != nil || a == agentlog.Claude {
+		return flagError{errors.New(msgResumeAgent.Format(lang, opts.Agent))}
+	}
+	work, err := resume.LastAgentWork(ctx, agentlog.DirsFrom(f.Getenv), w.root, time.Time{}, a)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(work)
+	}
+	if work == nil {
+		fmt.Fprintln(f.IO.ErrOut, msgNoAgentSession.Format(lang, agentNames[a]))
+		return nil
+	}
+	_, err = fmt.Fprintf(f.IO.Out, "%s\n\n%s\n", msgAgentSessionFor.Format(lang, agentNames[a]), work.Item(lang, f.Now(), false))
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-cli/baton/internal/agentlog"
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/decision"
 	"github.com/baton-cli/baton/internal/hook"
@@ -43,6 +44,10 @@ type BriefOptions struct {
 	// Unrecorded is set when this session's activity cannot be recorded:
 	// the briefing does not say where it is recorded.
 	Unrecorded bool
+	// Agents are the other agents' CLIs' folders: a Codex CLI or Gemini
+	// CLI session in the worktree newer than its last Claude Code activity
+	// is briefed (AgentWork). Zero leaves them out.
+	Agents agentlog.Dirs
 	// ForPerson is set when a person reads the text (`baton resume`, the
 	// dashboard), not the model: it speaks to them and names the commands
 	// they may run (capturing decisions, approving candidates), which the
@@ -59,6 +64,7 @@ func BriefConfigured(cfg *config.Config, getenv func(string) string, lang i18n.L
 		Options: Configured(cfg, getenv),
 		Route:   cfg.ContextRoute(), Lang: lang, Budget: hook.MaxContext,
 		Own: cfg.ResumeInject(), Layers: cfg.ContextInject(),
+		Agents: agentlog.DirsFrom(getenv),
 	}
 }
 
@@ -77,6 +83,9 @@ type Brief struct {
 	recall.Assembly
 	// DailyDue: see recall.Pushed.
 	DailyDue string
+	// AgentWork is another agent's session that worked in the worktree
+	// after the last Claude Code activity; nil when none did.
+	AgentWork *AgentWork
 	// Held is set when the session's conversation holds a briefing
 	// already: Text is only what changed since, or "" when nothing did.
 	// Told is what the conversation's briefing holds once Text is given,
@@ -133,6 +142,7 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		if err := b.dropApproved(o, items); err != nil {
 			return nil, err
 		}
+		add(recall.TierNow, recall.LNow, br.agentItem(ctx, o))
 		for _, text := range b.nowItems(o) {
 			add(recall.TierNow, recall.LNow, text)
 		}
