@@ -80,15 +80,17 @@ const (
 	Daily   Period = "daily"
 	Monthly Period = "monthly"
 	Session Period = "session"
+	// Blocks are Claude's 5-hour usage windows (see Block).
+	Blocks Period = "blocks"
 )
 
 // ParsePeriod checks a period's name.
 func ParsePeriod(s string) (Period, error) {
 	switch p := Period(s); p {
-	case Daily, Monthly, Session:
+	case Daily, Monthly, Session, Blocks:
 		return p, nil
 	}
-	return "", fmt.Errorf("unknown period %q (daily, monthly or session)", s)
+	return "", fmt.Errorf("unknown period %q (daily, monthly, session or blocks)", s)
 }
 
 // Options say how to count.
@@ -107,6 +109,9 @@ type Options struct {
 	ChunkSize int64
 	// Prices prices each response; nil leaves the costs out.
 	Prices *pricing.Table
+	// Now is the time Blocks reports tell the active window by; zero
+	// makes none active.
+	Now time.Time
 }
 
 // DefaultChunkSize is the size of the pieces a large transcript is split
@@ -138,6 +143,9 @@ type Row struct {
 	// models whose responses it leaves out.
 	CostUSD  float64  `json:"cost_usd"`
 	Unpriced []string `json:"unpriced_models,omitempty"`
+	// Block is set in a Blocks report: the window (or the gap) the row
+	// is. Its Key is the window's start (RFC 3339), or "gap-" and it.
+	Block *Block `json:"block,omitempty"`
 }
 
 // Report is the usage found in a set of transcripts.
@@ -286,23 +294,74 @@ func (t *table) items(opts Options, fn func(*item)) {
 	}
 }
 
+// modelSums sums a row's responses by model.
+type modelSums struct {
+	m     map[string]*ModelUsage
+	order []string
+}
+
+// add counts it under its model (none for a response without one); with
+// priced, a model without a price goes into unpriced.
+func (ms *modelSums) add(it *item, priced bool, unpriced map[string]bool) {
+	if it.model == "" {
+		return
+	}
+	mu := ms.m[it.model]
+	if mu == nil {
+		if ms.m == nil {
+			ms.m = map[string]*ModelUsage{}
+		}
+		mu = &ModelUsage{Model: it.model}
+		if it.priced {
+			mu.CostUSD = new(float64)
+		}
+		ms.m[it.model] = mu
+		ms.order = append(ms.order, it.model)
+	}
+	mu.add(it.tokens)
+	if it.priced {
+		*mu.CostUSD += it.cost
+	} else if priced {
+		unpriced[it.model] = true
+	}
+}
+
+// list returns the models in the order they were first used and, with
+// priced, the names of those without a price.
+func (ms *modelSums) list(priced bool) (models []ModelUsage, unpriced []string) {
+	for _, name := range ms.order {
+		mu := ms.m[name]
+		models = append(models, *mu)
+		if mu.CostUSD == nil && priced {
+			unpriced = append(unpriced, name)
+		}
+	}
+	slices.Sort(unpriced)
+	return models, unpriced
+}
+
 // report sums the responses kept, by row and model.
 func (t *table) report(opts Options) *Report {
-	type acc struct {
-		row    Row
-		models map[string]*ModelUsage
-	}
-	rows := map[string]*acc{}
 	r := &Report{By: opts.By}
 	if opts.Prices != nil {
 		r.PricesDate = opts.Prices.Date
 	}
 	unpriced := map[string]bool{}
+	if opts.By == Blocks {
+		r.Rows = t.blockRows(opts, r, unpriced)
+		r.Unpriced = slices.Sorted(maps.Keys(unpriced))
+		return r
+	}
+	type acc struct {
+		row    Row
+		models modelSums
+	}
+	rows := map[string]*acc{}
 	t.items(opts, func(it *item) {
 		key := rowKey(opts.By, it.ts, it.session)
 		a := rows[key]
 		if a == nil {
-			a = &acc{row: Row{Key: key, First: it.ts, Last: it.ts}, models: map[string]*ModelUsage{}}
+			a = &acc{row: Row{Key: key, First: it.ts, Last: it.ts}}
 			rows[key] = a
 		}
 		a.row.First = minTime(a.row.First, it.ts)
@@ -312,35 +371,13 @@ func (t *table) report(opts Options) *Report {
 		r.Total.add(it.tokens)
 		r.TotalCostUSD += it.cost
 		r.Responses++
-		if it.model == "" {
-			return
-		}
-		mu := a.models[it.model]
-		if mu == nil {
-			mu = &ModelUsage{Model: it.model}
-			if it.priced {
-				mu.CostUSD = new(float64)
-			}
-			a.models[it.model] = mu
-		}
-		mu.add(it.tokens)
-		if it.priced {
-			*mu.CostUSD += it.cost
-		} else if opts.Prices != nil {
-			unpriced[it.model] = true
-		}
+		a.models.add(it, opts.Prices != nil, unpriced)
 	})
 	for _, a := range rows {
-		for _, mu := range a.models {
-			a.row.Models = append(a.row.Models, *mu)
-			if mu.CostUSD == nil && opts.Prices != nil {
-				a.row.Unpriced = append(a.row.Unpriced, mu.Model)
-			}
-		}
+		a.row.Models, a.row.Unpriced = a.models.list(opts.Prices != nil)
 		slices.SortFunc(a.row.Models, func(x, y ModelUsage) int {
 			return cmp.Or(cmp.Compare(y.Total(), x.Total()), cmp.Compare(x.Model, y.Model))
 		})
-		slices.Sort(a.row.Unpriced)
 		r.Rows = append(r.Rows, a.row)
 	}
 	slices.SortFunc(r.Rows, func(x, y Row) int {
