@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -27,8 +28,10 @@ import (
 type UsageOptions struct {
 	Factory                 *Factory
 	Daily, Session, Monthly bool
-	Since                   string
-	JSON                    bool
+	// Blocks shows Claude's 5-hour usage windows.
+	Blocks bool
+	Since  string
+	JSON   bool
 	// All reads every project's transcripts, not only this repository's.
 	All bool
 	// Agents are the agents counted: claude, codex, gemini or all.
@@ -52,8 +55,12 @@ func NewCmdUsage(f *Factory, runF func(context.Context, *UsageOptions) error) *c
 			"Each response is priced in USD from the price table built into baton (its date is printed),\n" +
 			"with 5-minute and 1-hour cache writes and long-context rates; usage.prices in your config\n" +
 			"names a file of the same format that replaces or adds models. A model without a price is\n" +
-			"named and left out of the cost, never guessed. Nothing is fetched from the network.",
-		Example: "  baton usage\n  baton usage --session --since 7d\n  baton usage --monthly --all --json\n  baton usage --agent codex\n  baton usage --agent all --json",
+			"named and left out of the cost, never guessed. Nothing is fetched from the network.\n\n" +
+			"--blocks shows Claude's 5-hour usage windows as ccusage computes them: a window starts at the\n" +
+			"hour of the first response after the last one ended or after a pause of more than 5 hours;\n" +
+			"the one still open is marked active, with its time left, its burn rate and where it ends up\n" +
+			"if that rate holds.",
+		Example: "  baton usage\n  baton usage --session --since 7d\n  baton usage --monthly --all --json\n  baton usage --agent codex\n  baton usage --agent all --json\n  baton usage --blocks --since 1d",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -66,12 +73,13 @@ func NewCmdUsage(f *Factory, runF func(context.Context, *UsageOptions) error) *c
 	fl.BoolVar(&opts.Daily, "daily", false, "one row per day (the default)")
 	fl.BoolVar(&opts.Session, "session", false, "one row per session")
 	fl.BoolVar(&opts.Monthly, "monthly", false, "one row per month")
+	fl.BoolVar(&opts.Blocks, "blocks", false, "one row per 5-hour usage window, the active one with its burn rate and projection")
 	fl.StringVar(&opts.Since, "since", "", "only usage since then: 7d, 12h, 2026-09-01")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
 	fl.BoolVar(&opts.All, "all", false, "every project's transcripts, not only this repository's")
 	fl.StringSliceVar(&opts.Agents, "agent", []string{"claude"}, "the agents counted: claude, codex, gemini or all")
 	fl.StringVar(&opts.Lang, "lang", "", "message language: ja or en")
-	cmd.MarkFlagsMutuallyExclusive("daily", "session", "monthly")
+	cmd.MarkFlagsMutuallyExclusive("daily", "session", "monthly", "blocks")
 	return cmd
 }
 
@@ -80,6 +88,11 @@ var (
 	msgUsageHeadMonthly = i18n.Msg{JA: "月", EN: "Month"}
 	msgUsageHeadSession = i18n.Msg{JA: "セッション", EN: "Session"}
 	msgUsageHeads       = i18n.Msg{JA: "入力\t出力\tキャッシュ作成\tキャッシュ読込\t合計\t費用 (USD)\tモデル", EN: "Input\tOutput\tCache create\tCache read\tTotal\tCost (USD)\tModels"}
+	msgUsageHeadBlocks  = i18n.Msg{JA: "5 時間枠の開始", EN: "5-hour block"}
+	msgUsageGap         = i18n.Msg{JA: "%s 空き %s", EN: "%s gap of %s"}
+	msgUsageActive      = i18n.Msg{JA: "%s 進行中、残り %s", EN: "%s active, %s left"}
+	msgHoursMinutes     = i18n.Msg{JA: "%d時間%02d分", EN: "%dh %02dm"}
+	msgUsageBurn        = i18n.Msg{JA: "進行中の枠: 1 時間あたり %s、毎分 %s トークン。このままなら終了時刻 %s に %s、%s トークン", EN: "active block: %s an hour, %s tokens a minute; at this rate it ends (%s) at %s and %s tokens"}
 	msgUsageUnpriced    = i18n.Msg{JA: "価格表にないモデル（費用に含めていません）: %s", EN: "models without a price (left out of the cost): %s"}
 	msgUsagePrices      = i18n.Msg{JA: "価格: %s 時点の価格表", EN: "prices: the table of %s"}
 	msgUsagePricesOver  = i18n.Msg{JA: "価格: %s 時点の価格表、%s で上書き", EN: "prices: the table of %s, overridden by %s"}
@@ -147,12 +160,14 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 		by = usage.Session
 	case opts.Monthly:
 		by = usage.Monthly
+	case opts.Blocks:
+		by = usage.Blocks
 	}
 	prices, err := loadPrices(f, w.root)
 	if err != nil {
 		return err
 	}
-	uopts := usage.Options{By: by, Loc: time.Local, Since: since, Prices: prices}
+	uopts := usage.Options{By: by, Loc: time.Local, Since: since, Prices: prices, Now: f.Now()}
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(usageMemoryLimit))
 	var reps []agentReport
 	for _, a := range agents {
@@ -185,7 +200,7 @@ func usageRun(ctx context.Context, opts *UsageOptions) error {
 			}
 			continue
 		}
-		if err := writeUsage(f.IO.Out, r.Report, lang); err != nil {
+		if err := writeUsage(f.IO.Out, r.Report, lang, f.Now()); err != nil {
 			return err
 		}
 		writePricesNote(f.IO.Out, prices, r.Unpriced, lang)
@@ -252,28 +267,65 @@ func usageDirs(f *Factory, w workspace, all bool) []string {
 	return append(workspaceTranscriptDirs(f, w, home), archive)
 }
 
-func writeUsage(out io.Writer, rep *usage.Report, lang i18n.Lang) error {
+func writeUsage(out io.Writer, rep *usage.Report, lang i18n.Lang, now time.Time) error {
 	head := msgUsageHeadDaily
 	switch rep.By {
 	case usage.Monthly:
 		head = msgUsageHeadMonthly
 	case usage.Session:
 		head = msgUsageHeadSession
+	case usage.Blocks:
+		head = msgUsageHeadBlocks
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%s\t%s\t\n", head.In(lang), msgUsageHeads.In(lang))
 	for _, r := range rep.Rows {
+		key := r.Key
+		if b := r.Block; b != nil {
+			key = blockCell(b, r.Last, lang, now)
+			if b.Gap {
+				fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\n", key)
+				continue
+			}
+		}
 		models := make([]string, 0, len(r.Models))
 		for _, m := range r.Models {
 			models = append(models, m.Model)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Key, thousands(r.Input), thousands(r.Output),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", key, thousands(r.Input), thousands(r.Output),
 			thousands(r.CacheCreation), thousands(r.CacheRead), thousands(r.Total()), dollars(r.CostUSD), strings.Join(models, ", "))
 	}
 	t := rep.Total
 	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\t\n", msgUsageTotal.In(lang), thousands(t.Input), thousands(t.Output),
 		thousands(t.CacheCreation), thousands(t.CacheRead), thousands(t.Total()), dollars(rep.TotalCostUSD))
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if a := rep.ActiveBlock(); a != nil && a.Block.BurnRate != nil {
+		br, p := a.Block.BurnRate, a.Block.Projection
+		fmt.Fprintln(out, msgUsageBurn.Format(lang, dollars(br.CostPerHour), thousands(int64(math.Round(br.TokensPerMinute))),
+			a.Block.End.Format("15:04"), dollars(p.CostUSD), thousands(p.TotalTokens)))
+	}
+	return nil
+}
+
+// blockCell names a 5-hour window: its start, and how long it ran, how long
+// it has left, or that it is a gap.
+func blockCell(b *usage.Block, last time.Time, lang i18n.Lang, now time.Time) string {
+	start := b.Start.Format("2006-01-02 15:04")
+	switch {
+	case b.Gap:
+		return msgUsageGap.Format(lang, start, hoursMinutes(b.End.Sub(b.Start), lang))
+	case b.Active:
+		return msgUsageActive.Format(lang, start, hoursMinutes(b.End.Sub(now), lang))
+	}
+	return start + " (" + hoursMinutes(last.Sub(b.Start), lang) + ")"
+}
+
+// hoursMinutes writes a duration as 2h 05m (2時間05分).
+func hoursMinutes(d time.Duration, lang i18n.Lang) string {
+	m := max(int64(d/time.Minute), 0)
+	return msgHoursMinutes.Format(lang, m/60, m%60)
 }
 
 // thousands writes n with commas between groups of three digits.
