@@ -160,6 +160,14 @@ func run() error {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t$%.2f\t$%.2f\t%s\t%s\t\n", c.name, cmp.days, cmp.modelDays, cmp.ccTotal, cmp.btTotal,
 			cmp.worstDay, cmp.worstModel)
+		if i == 0 {
+			blocks, err := compareBlocks(home, ccusage, baton)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			defer fmt.Println(blocks.summary)
+			failures = append(failures, blocks.problems...)
+		}
 		if i == 0 && cmp.worstDayRel > 0.005 {
 			failures = append(failures, fmt.Sprintf("%s: a day's cost differs from ccusage's by %.3f%%; want at most 0.5%%", c.name, 100*cmp.worstDayRel))
 		}
@@ -435,4 +443,109 @@ func relDiff(got, want float64) float64 {
 		return 1
 	}
 	return math.Abs(got-want) / want
+}
+
+// blockComparison is how baton's 5-hour blocks compare with ccusage's.
+type blockComparison struct {
+	summary  string
+	problems []string
+}
+
+// compareBlocks runs both tools' blocks report on the corpus under home:
+// every window must start and end at the same times, every gap start at
+// the same time. A gap ends at the next response, and the two tools' blocks
+// do not count the same responses: ccusage's blocks report counts a message
+// written without a request id once, where its daily report (and baton)
+// count each of its lines; so gap ends and block sums are only printed.
+func compareBlocks(home, ccusage, baton string) (*blockComparison, error) {
+	env := append(os.Environ(), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"), "TZ=UTC", "NO_COLOR=1")
+	run := func(name string, args ...string) ([]byte, error) {
+		cmd := exec.Command(name, args...)
+		cmd.Env, cmd.Dir = env, os.TempDir()
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		return out, nil
+	}
+	ccOut, err := run(ccusage, "claude", "blocks", "--json", "--offline")
+	if err != nil {
+		return nil, err
+	}
+	btOut, err := run(baton, "usage", "--all", "--blocks", "--json")
+	if err != nil {
+		return nil, err
+	}
+	var cc struct {
+		Blocks []struct {
+			Start   time.Time `json:"startTime"`
+			End     time.Time `json:"endTime"`
+			Gap     bool      `json:"isGap"`
+			Entries int       `json:"entries"`
+			Tokens  int64     `json:"totalTokens"`
+			Cost    float64   `json:"costUSD"`
+		} `json:"blocks"`
+	}
+	var bt struct {
+		Rows []struct {
+			Input         int64   `json:"input_tokens"`
+			Output        int64   `json:"output_tokens"`
+			CacheCreation int64   `json:"cache_creation_tokens"`
+			CacheRead     int64   `json:"cache_read_tokens"`
+			Cost          float64 `json:"cost_usd"`
+			Block         struct {
+				Start     time.Time `json:"start"`
+				End       time.Time `json:"end"`
+				Gap       bool      `json:"gap"`
+				Responses int       `json:"responses"`
+			} `json:"block"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(ccOut, &cc); err != nil {
+		return nil, fmt.Errorf("ccusage blocks: %w", err)
+	}
+	if err := json.Unmarshal(btOut, &bt); err != nil {
+		return nil, fmt.Errorf("baton blocks: %w", err)
+	}
+	// ccusage lists a gap after the window that follows it when that
+	// window's hour is earlier than the gap's start; compare as sets.
+	type span struct {
+		start, end int64
+		gap        bool
+	}
+	want := map[span]bool{}
+	var ccEntries int
+	var ccCost float64
+	key := func(start, end time.Time, gap bool) span {
+		if gap {
+			end = time.Time{}
+		}
+		return span{start.UnixMilli(), end.UnixMilli(), gap}
+	}
+	for _, b := range cc.Blocks {
+		want[key(b.Start, b.End, b.Gap)] = true
+		ccEntries += b.Entries
+		ccCost += b.Cost
+	}
+	c := &blockComparison{}
+	var btResponses int
+	var btCost float64
+	same := 0
+	for _, r := range bt.Rows {
+		k := key(r.Block.Start, r.Block.End, r.Block.Gap)
+		if !want[k] {
+			c.problems = append(c.problems, fmt.Sprintf("block %s–%s (gap %v): baton has it, ccusage not", r.Block.Start, r.Block.End, r.Block.Gap))
+			continue
+		}
+		delete(want, k)
+		same++
+		btResponses += r.Block.Responses
+		btCost += r.Cost
+	}
+	for k := range want {
+		c.problems = append(c.problems, fmt.Sprintf("block %s (gap %v): ccusage has it, baton not", time.UnixMilli(k.start).UTC(), k.gap))
+	}
+	c.summary = fmt.Sprintf("blocks: %d windows and gaps, %d the same in both; responses in them: ccusage %d, baton %d; cost: ccusage $%.2f, baton $%.2f",
+		len(cc.Blocks), same, ccEntries, btResponses, ccCost, btCost)
+	return c, nil
 }
