@@ -23,6 +23,7 @@ import (
 	"github.com/baton-cli/baton/internal/mcpserver"
 	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/teammem"
 	"github.com/baton-cli/baton/internal/tracker"
 )
 
@@ -168,6 +169,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	add(logCheck(f, dir, lang))
 	if repoErr == nil {
 		add(archiveCheck(ctx, f, repo, dir, cfg, lang))
+		add(memoryCheck(ctx, f, repo, dir, cfg, lang))
 	}
 
 	tc, tcErr := chooseTracker(ctx, f, root, cfg)
@@ -235,6 +237,45 @@ var (
 	msgDrArchiveStale = i18n.Msg{JA: "%d 件のトランスクリプト（最古 %s）が保存されないまま、Claude Code の削除（%d 日）が近づいています。`baton archive` を実行してください", EN: "%d transcripts (the oldest from %s) are not archived and near Claude Code's cleanup (%d days): run `baton archive`"}
 	msgDrArchiveNone  = i18n.Msg{JA: "Claude Code の cleanupPeriodDays が %d です（%s）。トランスクリプトはすぐに削除されます", EN: "Claude Code's cleanupPeriodDays is %d (%s): transcripts are deleted almost at once"}
 )
+
+var (
+	msgDrMemoryOff    = i18n.Msg{JA: "共有はオフです（memory.share: false）", EN: "sharing is off (memory.share: false)"}
+	msgDrMemoryNone   = i18n.Msg{JA: "まだ同期していません。`baton sync` で %s を origin の %s で共有します", EN: "not synced yet: `baton sync` shares %s on %s of origin"}
+	msgDrMemoryRemote = i18n.Msg{JA: "origin リモートがないので共有できません", EN: "no origin remote to share through"}
+	msgDrMemory       = i18n.Msg{JA: "%[2]s に %[1]d 件（コミット %[3]s）。最後の同期 %[4]s: 受け取り %[5]d 件、送信 %[6]d 件。共有するもの: %[7]s", EN: "%d entries on %s (commit %s); last sync %s: %d came, %d went; shares %s"}
+	msgDrMemoryFailed = i18n.Msg{JA: "最後の同期（%s）が失敗しました: %s", EN: "the last sync (%s) failed: %s"}
+	msgDrMemoryHeld   = i18n.Msg{JA: "最後の同期（%s）で秘密情報を含む %d 件を送りませんでした: %s", EN: "the last sync (%s) held back %d entries that would carry a secret: %s"}
+)
+
+// memoryCheck tells the state of the shared memory: off, not synced yet,
+// the ref's entries and the last sync, or what the last sync refused or
+// why it failed.
+func memoryCheck(ctx context.Context, f *Factory, repo gitrepo.Repo, dir state.Dir, cfg *config.Config, lang i18n.Lang) (string, string, string) {
+	if !cfg.MemoryShare() {
+		return "memory", checkOK, msgDrMemoryOff.In(lang)
+	}
+	g := teammem.Git{Dir: repo.Worktree, Env: f.Environ()}
+	if !g.HasRemote(ctx) {
+		return "memory", checkOK, msgDrMemoryRemote.In(lang)
+	}
+	kinds := strings.Join(cfg.MemoryKinds(), ", ")
+	st, err := teammem.DirOf(dir).ReadStatus()
+	switch {
+	case err != nil:
+		return "memory", checkWarn, err.Error()
+	case st.At.IsZero():
+		return "memory", checkOK, msgDrMemoryNone.Format(lang, kinds, teammem.Ref)
+	}
+	at := st.At.In(f.Now().Location()).Format("2006-01-02 15:04")
+	switch {
+	case st.Error != "":
+		return "memory", checkWarn, msgDrMemoryFailed.Format(lang, at, st.Error)
+	case len(st.Refused) > 0:
+		return "memory", checkWarn, msgDrMemoryHeld.Format(lang, at, len(st.Refused), strings.Join(st.Refused, "; "))
+	}
+	tip, _ := g.Run(ctx, "rev-parse", "--short", "--verify", "--quiet", teammem.Ref)
+	return "memory", checkOK, msgDrMemory.Format(lang, st.Entries, teammem.Ref, tip, at, st.Came, st.Went, kinds)
+}
 
 // archiveWarnAhead is how long before Claude Code's cleanup a transcript
 // with no copy in the archive is worth a warning.

@@ -43,6 +43,15 @@ func (p *person) git(t *testing.T, args ...string) string {
 // fails t when the command fails, unless fail says it should.
 func (p *person) baton(t *testing.T, fail bool, args ...string) string {
 	t.Helper()
+	out, code := p.run(args...)
+	if (code != ExitOK) != fail {
+		t.Fatalf("baton %s: exit %d\n%s", strings.Join(args, " "), code, out)
+	}
+	return out
+}
+
+// run runs a baton command as p and returns its output and exit status.
+func (p *person) run(args ...string) (string, int) {
 	var out, errOut bytes.Buffer
 	f := &Factory{
 		IO:         &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
@@ -53,10 +62,26 @@ func (p *person) baton(t *testing.T, fail bool, args ...string) string {
 		Executable: os.Executable,
 	}
 	code := Main(context.Background(), args, f)
-	if (code != ExitOK) != fail {
-		t.Fatalf("baton %s: exit %d\n%s%s", strings.Join(args, " "), code, out.String(), errOut.String())
+	return out.String() + errOut.String(), code
+}
+
+// memoryLine is the memory check of `baton doctor --json` as p sees it.
+func (p *person) memoryLine(t *testing.T) string {
+	t.Helper()
+	out, _ := p.run("doctor", "--json")
+	var dr struct {
+		Checks []check `json:"checks"`
 	}
-	return out.String() + errOut.String()
+	if err := json.Unmarshal([]byte(out), &dr); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	for _, c := range dr.Checks {
+		if c.Name == "memory" {
+			return c.Status + " " + c.Detail
+		}
+	}
+	t.Fatalf("doctor has no memory check:\n%s", out)
+	return ""
 }
 
 // sharedRemote makes a bare remote with one commit on main and a clone of
@@ -97,6 +122,9 @@ func TestSyncCarriesADecisionAndItsRetraction(t *testing.T) {
 	a, b := ps[0], ps[1]
 
 	a.baton(t, false, "context", "approve", "--summary", "Keep the queue in SQLite", "--source", "issue #7")
+	if got := a.memoryLine(t); !strings.Contains(got, "not synced yet: `baton sync` shares decisions on refs/baton/memory of origin") {
+		t.Errorf("doctor before any sync: %q", got)
+	}
 	if got := a.baton(t, false, "sync"); !strings.Contains(got, "0 came, 1 went (1 decision(s))") {
 		t.Errorf("A's sync said %q; want 0 came, 1 went", got)
 	}
@@ -105,6 +133,9 @@ func TestSyncCarriesADecisionAndItsRetraction(t *testing.T) {
 	}
 	if got := b.baton(t, false, "sync"); !strings.Contains(got, "1 came (1 decision(s)), 0 went") {
 		t.Errorf("B's sync said %q; want 1 came", got)
+	}
+	if got := b.memoryLine(t); !strings.HasPrefix(got, "ok 1 entries on refs/baton/memory (commit ") || !strings.Contains(got, ": 1 came, 0 went; shares decisions") {
+		t.Errorf("doctor after B's sync: %q", got)
 	}
 	brief := b.baton(t, false, "context", "build", "--source", "startup")
 	if !strings.Contains(brief, "What teammates shared") || !strings.Contains(brief, "- ["+time.Now().Format("2006-01-02")+"] Keep the queue in SQLite (source: issue #7) (shared by alice <alice@example.com>") {
@@ -165,6 +196,9 @@ func TestSyncHoldsBackASecretAndHonoursShareOff(t *testing.T) {
 	}
 	if strings.Contains(got, token) {
 		t.Errorf("sync printed the secret: %q", got)
+	}
+	if got := a.memoryLine(t); !strings.HasPrefix(got, "warn ") || !strings.Contains(got, "held back 1 entries that would carry a secret: summary") || strings.Contains(got, token) {
+		t.Errorf("doctor after the held-back summary: %q", got)
 	}
 	b.baton(t, false, "sync")
 	if log := b.git(t, "log", "-p", teammem.Ref); strings.Contains(log, "ghp_") || !strings.Contains(log, "Add CSV export") {
