@@ -125,16 +125,16 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 	}
 	older := 0
 	if o.Layers {
-		team, hide, err := teamItems(o, b.Branch)
+		shared, err := ReadShared(o.State, o.Lang, o.Now.Location())
 		if err != nil {
 			return nil, err
 		}
-		l, err := recall.LoadLayers(recall.PushOptions{State: o.State, Route: o.Route, Now: o.Now, Lang: o.Lang, Budget: o.Budget, Task: b.Task, Hide: hide}, b.LastActivity)
+		l, err := recall.LoadLayers(recall.PushOptions{State: o.State, Route: o.Route, Now: o.Now, Lang: o.Lang, Budget: o.Budget, Task: b.Task, Hide: shared.Hide}, b.LastActivity)
 		if err != nil {
 			return nil, err
 		}
 		br.DailyDue, older = l.DailyDue, l.Older
-		items = append(append(items, l.Items...), team...)
+		items = append(append(items, l.Items...), teamItems(o, shared, b.Branch)...)
 	}
 	if o.Own {
 		// The decisions approved since they were stated are among the
