@@ -59,6 +59,11 @@ type Puller struct {
 	// Index searches the search index; nil, or ErrNoIndex when there is
 	// none, makes Search read the layer files and the journal instead.
 	Index func(ctx context.Context, query string, limit int) (string, error)
+	// Shared, when set, returns the decisions teammates shared through the
+	// repository's remote (their sources say who shared them) and the
+	// function hiding the route's own decisions a teammate retracted (nil
+	// when none was).
+	Shared func() ([]Decision, func(*Decision) bool, error)
 }
 
 // SlackReader reads Slack threads for thread_history (the Slack client,
@@ -258,6 +263,18 @@ func (p *Puller) Decisions(_ context.Context, q DecisionQuery) (string, error) {
 	all, err := ReadDecisions(f, q.Archived)
 	if err != nil {
 		return "", err
+	}
+	if p.Shared != nil {
+		team, hide, err := p.Shared()
+		if err != nil {
+			return "", err
+		}
+		if hide != nil {
+			all = slices.DeleteFunc(all, func(d Decision) bool { return hide(&d) })
+		}
+		// Oldest first, by the day approved, own ones first within a day.
+		all = append(all, team...)
+		slices.SortStableFunc(all, func(a, b Decision) int { return strings.Compare(a.Date, b.Date) })
 	}
 	words := strings.Fields(strings.ToLower(q.Query))
 	var keep []string

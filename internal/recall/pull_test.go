@@ -233,3 +233,32 @@ func TestFetch(t *testing.T) {
 		t.Errorf("bad tag fetch = %v; want ErrTag", err)
 	}
 }
+
+// TestDecisionsWithShared: the decisions pull holds teammates' decisions
+// beside the route's own, by day, and leaves out the own ones a teammate
+// retracted.
+func TestDecisionsWithShared(t *testing.T) {
+	d := stateDir(t)
+	f, err := FilesFor(d, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AppendDecisions(f,
+		Decision{Date: "2026-11-28", Summary: "Keep the queue in SQLite"},
+		Decision{Date: "2026-11-30", Summary: "Ship on Fridays"}); err != nil {
+		t.Fatal(err)
+	}
+	p := puller(d)
+	p.Shared = func() ([]Decision, func(*Decision) bool, error) {
+		team := []Decision{{Date: "2026-11-29", Summary: "Use TSV", Source: "issue #3; shared by alice"}}
+		return team, func(d *Decision) bool { return d.Summary == "Ship on Fridays" }, nil
+	}
+	text, err := p.Decisions(context.Background(), DecisionQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "- [2026-11-28] Keep the queue in SQLite (source: -)\n- [2026-11-29] Use TSV (source: issue #3; shared by alice)"
+	if text != want {
+		t.Errorf("got %q; want %q", text, want)
+	}
+}
