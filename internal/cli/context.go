@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +22,7 @@ import (
 	"github.com/baton-cli/baton/internal/llm/openai"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/resume"
+	"github.com/baton-cli/baton/internal/teammem"
 )
 
 // NewCmdContext builds `baton context`, the context layers' commands.
@@ -609,6 +612,7 @@ var (
 	msgShowL3         = i18n.Msg{JA: "== 承認済みの決定 (L3): %d 件 ==", EN: "== Approved decisions (L3): %d =="}
 	msgShowL1         = i18n.Msg{JA: "== 直近の要約 (L1): 新しい順に %d/%d 件 ==", EN: "== Recent summaries (L1): newest %d of %d =="}
 	msgShowL2         = i18n.Msg{JA: "== 日次の要約 (L2): 新しい順に %d/%d 件 ==", EN: "== Daily summaries (L2): newest %d of %d =="}
+	msgShowShared     = i18n.Msg{JA: "== チームメイトが共有した決定: %d 件（%s に同期。行頭は `baton sync --retract` に渡す id） ==", EN: "== Decisions teammates shared: %d (synced %s; each line starts with the id `baton sync --retract` takes) =="}
 	msgShowCandidates = i18n.Msg{JA: "== 承認待ちの候補: %d 件 ==", EN: "== Candidates waiting for approval: %d =="}
 	msgShowUsage      = i18n.Msg{JA: "今日の LLM トークン: %d / %d", EN: "LLM tokens today: %d of %d"}
 	msgShowLayer      = i18n.Msg{JA: "--layer は l1, l2, l3, candidates のどれかです", EN: "--layer must be l1, l2, l3 or candidates"}
@@ -656,10 +660,20 @@ func contextShowRun(_ context.Context, opts *ContextShowOptions) error {
 	}
 	used, _ := recall.Budget{Files: e.files, Now: f.Now}.Used()
 	limit := e.cfg.ContextDailyTokens(e.files.Route)
+	var shared resume.Shared
+	if e.files.Route == recall.DefaultRoute {
+		if shared, err = resume.ReadShared(e.w.state, e.lang, f.Now().Location()); err != nil {
+			return err
+		}
+		if shared.Hide != nil {
+			l.Decisions = slices.DeleteFunc(l.Decisions, func(d recall.Decision) bool { return shared.Hide(&d) })
+		}
+	}
 	if opts.JSON {
 		out := map[string]any{"route": e.files.Route, "tokens_today": used, "token_budget": limit}
 		if show("l3") {
 			out["decisions"] = nonNilSlice(l.Decisions)
+			out["shared"] = map[string]any{"synced_at": shared.View.SyncedAt, "decisions": nonNilSlice(shared.View.Decisions), "branches": shared.View.Branches}
 		}
 		if show("l1") {
 			out["recent"] = nonNilSlice(l.Recent)
@@ -684,6 +698,17 @@ func contextShowRun(_ context.Context, opts *ContextShowOptions) error {
 			fmt.Fprintln(w, d.Line())
 		}
 		fmt.Fprintln(w)
+		if v := shared.View; !v.SyncedAt.IsZero() {
+			fmt.Fprintln(w, msgShowShared.Format(e.lang, len(v.Decisions), v.SyncedAt.In(loc).Format("2006-01-02 15:04")))
+			for i, d := range shared.Decisions {
+				fmt.Fprintln(w, teammem.ShortID(v.Decisions[i].ID)+" "+d.Line())
+			}
+			for _, b := range slices.Sorted(maps.Keys(v.Branches)) {
+				s := v.Branches[b]
+				fmt.Fprintf(w, "%s [%s] %s: %s (%s)\n", teammem.ShortID(s.ID), s.TS.In(loc).Format("2006-01-02 15:04"), b, teammem.Describe(s), s.Author)
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	if show("l1") {
 		k := min(n, len(l.Recent))

@@ -16,6 +16,7 @@ import (
 	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/mcpserver"
 	"github.com/baton-cli/baton/internal/recall"
+	"github.com/baton-cli/baton/internal/resume"
 	"github.com/baton-cli/baton/internal/slackapi"
 	"github.com/baton-cli/baton/internal/tracker"
 )
@@ -69,6 +70,13 @@ func newPuller(f *Factory, e *contextEnv) *recall.Puller {
 	}
 	p.Index = func(ctx context.Context, query string, limit int) (string, error) {
 		return searchIndex(ctx, f, e, query, limit)
+	}
+	if e.files.Route == recall.DefaultRoute {
+		// What teammates shared is the repository's, not a chat route's.
+		p.Shared = func() ([]recall.Decision, func(*recall.Decision) bool, error) {
+			s, err := resume.ReadShared(e.w.state, e.lang, f.Now().Location())
+			return s.Decisions, s.Hide, err
+		}
 	}
 	if token := f.Getenv("SLACK_BOT_TOKEN"); token != "" {
 		p.Slack = func() (recall.SlackReader, error) {

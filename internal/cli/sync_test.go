@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -138,7 +139,7 @@ func TestSyncCarriesADecisionAndItsRetraction(t *testing.T) {
 		t.Errorf("doctor after B's sync: %q", got)
 	}
 	brief := b.baton(t, false, "context", "build", "--source", "startup")
-	if !strings.Contains(brief, "What teammates shared") || !strings.Contains(brief, "- ["+time.Now().Format("2006-01-02")+"] Keep the queue in SQLite (source: issue #7) (shared by alice <alice@example.com>") {
+	if !strings.Contains(brief, "What teammates shared") || !strings.Contains(brief, "- ["+time.Now().Format("2006-01-02")+"] Keep the queue in SQLite (source: issue #7; shared by alice <alice@example.com>, ") {
 		t.Fatalf("B's briefing lacks alice's decision:\n%s", brief)
 	}
 
@@ -148,12 +149,13 @@ func TestSyncCarriesADecisionAndItsRetraction(t *testing.T) {
 	if err := json.Unmarshal([]byte(b.baton(t, false, "sync", "--json", "--no-push")), &res); err != nil || res.Entries != 1 || res.Pushed {
 		t.Fatalf("sync --json --no-push: %+v (%v); want 1 entry, not pushed", res, err)
 	}
-	es, err := (&teammem.Store{Git: teammem.Git{Dir: b.dir, Env: b.environ()}}).Entries(context.Background())
-	if err != nil || len(es) != 1 {
-		t.Fatalf("B holds %d entries (%v); want 1", len(es), err)
+	show := b.baton(t, false, "context", "show", "--layer", "l3")
+	m := regexp.MustCompile(`(?m)^([0-9a-f]{12}) - \[[-0-9]+\] Keep the queue in SQLite \(source: issue #7; shared by alice <alice@example.com>, `).FindStringSubmatch(show)
+	if m == nil || !strings.Contains(show, "== Decisions teammates shared: 1 (synced ") {
+		t.Fatalf("B's context show lacks alice's decision and its id:\n%s", show)
 	}
-	id := es[0].ID
-	if got := b.baton(t, false, "sync", "--retract", id[:10]); !strings.Contains(got, "retracted: "+id[:12]) {
+	id := m[1]
+	if got := b.baton(t, false, "sync", "--retract", id[:10]); !strings.Contains(got, "retracted: "+id) {
 		t.Errorf("retract said %q", got)
 	}
 	if got := b.baton(t, false, "context", "build", "--source", "startup"); strings.Contains(got, "Keep the queue") {
@@ -167,6 +169,9 @@ func TestSyncCarriesADecisionAndItsRetraction(t *testing.T) {
 	}
 	if got := a.baton(t, false, "context", "build", "--source", "startup"); strings.Contains(got, "Keep the queue") {
 		t.Errorf("A's briefing still holds the retracted decision:\n%s", got)
+	}
+	if got := a.baton(t, false, "context", "show", "--layer", "l3"); strings.Contains(got, "Keep the queue") {
+		t.Errorf("A's context show still holds the retracted decision:\n%s", got)
 	}
 }
 
