@@ -49,6 +49,12 @@ type BuildOptions struct {
 	Journal   *journal.Journal
 	ScanBytes int64
 	Now       time.Time
+	// Shared are the decisions teammates shared through the repository's
+	// remote (their sources say who shared them), recalled beside the
+	// route's own; Hide, when set, leaves out the own decisions a teammate
+	// retracted.
+	Shared []recall.Decision
+	Hide   func(*recall.Decision) bool
 }
 
 // Built says what a recall file holds.
@@ -77,6 +83,13 @@ func Build(ctx context.Context, o BuildOptions) (Built, error) {
 	ds, err := recall.ReadDecisions(files, true)
 	if err != nil {
 		return out, err
+	}
+	if o.Hide != nil {
+		ds = slices.DeleteFunc(ds, func(d recall.Decision) bool { return o.Hide(&d) })
+	}
+	if len(o.Shared) > 0 {
+		ds = append(ds, o.Shared...)
+		slices.SortStableFunc(ds, func(a, b recall.Decision) int { return strings.Compare(a.Date, b.Date) })
 	}
 	if len(ds) > maxDecisions {
 		ds = ds[len(ds)-maxDecisions:]
