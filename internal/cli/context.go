@@ -22,6 +22,7 @@ import (
 	"github.com/baton-cli/baton/internal/llm/openai"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/resume"
+	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/teammem"
 )
 
@@ -167,7 +168,21 @@ func (e *contextEnv) refreshRecall(ctx context.Context, f *Factory, log *slog.Lo
 // buildRecall rewrites the recall file from the route's layers and the
 // journal.
 func (e *contextEnv) buildRecall(ctx context.Context, f *Factory) (cue.Built, error) {
-	return cue.Build(ctx, cue.BuildOptions{State: e.w.state, Route: e.files.Route, Journal: e.journal(), Now: f.Now()})
+	return buildRecallFile(ctx, f, e.w.state, e.files.Route, e.journal(), e.lang)
+}
+
+// buildRecallFile rewrites the recall file of the state folder d from the
+// route's layers, what teammates shared and the journal j.
+func buildRecallFile(ctx context.Context, f *Factory, d state.Dir, route string, j *journal.Journal, lang i18n.Lang) (cue.Built, error) {
+	o := cue.BuildOptions{State: d, Route: route, Journal: j, Now: f.Now()}
+	if route == "" || route == recall.DefaultRoute {
+		shared, err := resume.ReadShared(d, lang, f.Now().Location())
+		if err != nil {
+			return cue.Built{Path: cue.Path(d)}, err
+		}
+		o.Shared, o.Hide = shared.Decisions, shared.Hide
+	}
+	return cue.Build(ctx, o)
 }
 
 // readLog reads a host's session log for --log.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/baton-cli/baton/internal/agentlog"
 	"github.com/baton-cli/baton/internal/config"
-	"github.com/baton-cli/baton/internal/cue"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/journal"
@@ -99,7 +98,7 @@ func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 	}
 	// The recall file is derived from the same files: rebuild it too.
 	j := journal.Open(w.state.Root, journal.Options{MaxSize: cfg.JournalMaxSize()})
-	if _, err := cue.Build(ctx, cue.BuildOptions{State: w.state, Route: cfg.ContextRoute(), Journal: j, Now: f.Now()}); err != nil {
+	if _, err := buildRecallFile(ctx, f, w.state, cfg.ContextRoute(), j, lang); err != nil {
 		log, closer := w.state.Logger(f.Getenv)
 		log.Warn("build recall file", "err", err)
 		closer.Close()

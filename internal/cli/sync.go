@@ -13,6 +13,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/share"
 	"github.com/baton-cli/baton/internal/teammem"
 )
@@ -102,6 +103,10 @@ func syncRun(ctx context.Context, opts *SyncOptions) error {
 		}
 		return errors.New(msgSyncOff.In(lang))
 	}
+	// The view and status files go into the state folder, kept out of git.
+	if err := w.createState(); err != nil {
+		return err
+	}
 	o := syncOptions(f, w, cfg)
 	o.Push = !opts.NoPush
 	if opts.Background && !backgroundDue(ctx, o, cfg) {
@@ -127,6 +132,13 @@ func syncRun(ctx context.Context, opts *SyncOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	// The recall file the prompt hook reads holds teammates' decisions too.
+	j := journal.Open(w.state.Root, journal.Options{MaxSize: cfg.JournalMaxSize()})
+	if _, err := buildRecallFile(ctx, f, w.state, cfg.ContextRoute(), j, lang); err != nil {
+		log, closer := w.state.Logger(f.Getenv)
+		log.Warn("build recall file", "err", err)
+		closer.Close()
 	}
 	if opts.Background {
 		return nil

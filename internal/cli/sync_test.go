@@ -52,10 +52,13 @@ func (p *person) baton(t *testing.T, fail bool, args ...string) string {
 }
 
 // run runs a baton command as p and returns its output and exit status.
-func (p *person) run(args ...string) (string, int) {
+func (p *person) run(args ...string) (string, int) { return p.runIn("", args...) }
+
+// runIn is run with stdin as the command's input.
+func (p *person) runIn(stdin string, args ...string) (string, int) {
 	var out, errOut bytes.Buffer
 	f := &Factory{
-		IO:         &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+		IO:         &IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut},
 		Getenv:     func(k string) string { return p.env[k] },
 		Environ:    p.environ,
 		Now:        time.Now,
@@ -138,9 +141,18 @@ func TestSyncCarriesADecisionAndItsRetraction(t *testing.T) {
 	if got := b.memoryLine(t); !strings.HasPrefix(got, "ok 1 entries on refs/baton/memory (commit ") || !strings.Contains(got, ": 1 came, 0 went; shares decisions") {
 		t.Errorf("doctor after B's sync: %q", got)
 	}
+	if got := b.git(t, "status", "--porcelain"); got != "" {
+		t.Errorf("git status after B's first sync = %q; want clean", got)
+	}
 	brief := b.baton(t, false, "context", "build", "--source", "startup")
 	if !strings.Contains(brief, "What teammates shared") || !strings.Contains(brief, "- ["+time.Now().Format("2006-01-02")+"] Keep the queue in SQLite (source: issue #7; shared by alice <alice@example.com>, ") {
 		t.Fatalf("B's briefing lacks alice's decision:\n%s", brief)
+	}
+
+	// The recall at a prompt about it holds it too.
+	prompt := `{"session_id":"s1","hook_event_name":"UserPromptSubmit","cwd":"` + b.dir + `","prompt":"which queue did we decide to keep?"}`
+	if got, _ := b.runIn(prompt, "hook"); !strings.Contains(got, "Keep the queue in SQLite") || !strings.Contains(got, "shared by alice") {
+		t.Errorf("the prompt's recall lacks alice's decision: %s", got)
 	}
 
 	// B retracts it; after the next syncs it is gone from A's briefing,
