@@ -3,6 +3,7 @@ package index
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +71,9 @@ type doc struct {
 	worktree, branch, file   string
 	issue                    int
 	event, tool, title, body string
+	// msg keys a prompt or an answer (messageKey), empty for other
+	// documents.
+	msg string
 	// cols are the words of each column of docs_fts, when the reader
 	// sorted them; nil puts title and body in the column of the kind.
 	cols *[nCols]string
@@ -433,8 +438,8 @@ func (w *writer) begin(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO docs(kind, source, ref, session, ts, worktree, branch, file, issue, event, tool, title, body, settles)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO docs(kind, source, ref, session, ts, worktree, branch, file, issue, event, tool, title, body, settles, msg, twin)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
@@ -486,13 +491,31 @@ func (w *writer) add(ctx context.Context, d *doc) error {
 	if !d.ts.IsZero() {
 		ts = d.ts.UnixMilli()
 	}
-	res, err := w.ins.ExecContext(ctx, string(d.kind), d.source, d.ref, d.session, ts, d.worktree, d.branch, d.file, d.issue, d.event, d.tool, d.title, d.body, d.settles())
+	tw, err := w.twinOf(ctx, d)
+	if err != nil {
+		return err
+	}
+	if d.kind == KindTranscript {
+		d.worktree, d.branch = cmp.Or(d.worktree, tw.worktree), cmp.Or(d.branch, tw.branch)
+	}
+	var twin int64
+	if d.kind == KindJournal {
+		twin = tw.id
+	}
+	res, err := w.ins.ExecContext(ctx, string(d.kind), d.source, d.ref, d.session, ts, d.worktree, d.branch, d.file, d.issue, d.event, d.tool, d.title, d.body, d.settles(), d.msg, twin)
 	if err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
 		return fmt.Errorf("catch up: %w", err)
+	}
+	if err := w.pair(ctx, d, id, tw); err != nil {
+		return err
+	}
+	if twin != 0 {
+		w.n++
+		return nil // the message is searched in its transcript
 	}
 	fts := d.ftsArgs()
 	args := append(make([]any, 0, nCols+3), id)
@@ -506,6 +529,71 @@ func (w *writer) add(ctx context.Context, d *doc) error {
 		}
 	}
 	w.n++
+	return nil
+}
+
+// twin is the document of the same message from the other source.
+type twin struct {
+	id               int64
+	worktree, branch string
+	// hidden is a journal document already out of the full-text tables
+	// (its transcript document was replaced).
+	hidden bool
+}
+
+// twinOf finds the document of d's message from the other source: for a
+// journal prompt or answer, its transcript document that no journal
+// document claimed yet; for a transcript message, its journal document
+// without a transcript document (or whose transcript document is gone).
+func (w *writer) twinOf(ctx context.Context, d *doc) (twin, error) {
+	var t twin
+	var q string
+	switch {
+	case d.msg == "":
+		return t, nil
+	case d.kind == KindJournal:
+		q = `SELECT t.id, '', '', 0 FROM docs t WHERE t.msg = ? AND t.kind = 'transcript'
+			AND NOT EXISTS (SELECT 1 FROM docs j WHERE j.twin = t.id) ORDER BY t.id LIMIT 1`
+	default:
+		q = `SELECT j.id, j.worktree, j.branch, j.twin != 0 FROM docs j WHERE j.msg = ? AND j.kind = 'journal'
+			AND (j.twin = 0 OR NOT EXISTS (SELECT 1 FROM docs t WHERE t.id = j.twin)) ORDER BY j.id LIMIT 1`
+	}
+	err := w.tx.QueryRowContext(ctx, q, d.msg).Scan(&t.id, &t.worktree, &t.branch, &t.hidden)
+	if errors.Is(err, sql.ErrNoRows) {
+		return twin{}, nil
+	}
+	if err != nil {
+		return twin{}, fmt.Errorf("catch up: %w", classify(err))
+	}
+	return t, nil
+}
+
+// pair makes the message of d, just written as id, one document: a
+// journal document lends its worktree and branch to its transcript twin; a
+// transcript document takes its journal twin out of the full-text tables.
+func (w *writer) pair(ctx context.Context, d *doc, id int64, t twin) error {
+	if t.id == 0 {
+		return nil
+	}
+	var qs []string
+	var args [][]any
+	if d.kind == KindJournal {
+		qs = append(qs, `UPDATE docs SET worktree = CASE WHEN worktree = '' THEN ? ELSE worktree END,
+			branch = CASE WHEN branch = '' THEN ? ELSE branch END WHERE id = ?`)
+		args = append(args, []any{d.worktree, d.branch, t.id})
+	} else {
+		if !t.hidden {
+			qs = append(qs, "DELETE FROM docs_fts WHERE rowid = ?", "DELETE FROM strong_fts WHERE rowid = ?")
+			args = append(args, []any{t.id}, []any{t.id})
+		}
+		qs = append(qs, "UPDATE docs SET twin = ? WHERE id = ?")
+		args = append(args, []any{id, t.id})
+	}
+	for i, q := range qs {
+		if _, err := w.tx.ExecContext(ctx, q, args[i]...); err != nil {
+			return fmt.Errorf("catch up: %w", classify(err))
+		}
+	}
 	return nil
 }
 
@@ -671,6 +759,12 @@ func journalDoc(rec *journal.Record, end journal.Offset) *doc {
 	}
 	d.addWritten(colPrompt, rec.Prompt)
 	d.addWritten(colText, rec.Message)
+	switch rec.Event {
+	case "UserPromptSubmit":
+		d.msg = messageKey(rec.Session, rec.Prompt)
+	case "Stop":
+		d.msg = messageKey(rec.Session, rec.Message)
+	}
 	for _, s := range []string{rec.Desc, rec.Cmd, rec.Error, rec.File} {
 		d.setCol(colTool, s)
 	}
@@ -942,11 +1036,35 @@ func transcriptDoc(key, session string, m *transcript.Message) *doc {
 	}
 	d.tool = strings.Join(tools, ",")
 	d.body = strings.Join(body, "\n")
+	if len(tools) == 0 && d.body != "" {
+		d.msg = messageKey(session, d.body)
+	}
 	d.setCol(colMeta, joinLines(m.Role, strings.Join(tools, " ")))
 	if !said {
 		d.event = eventTool
 	}
 	return d
+}
+
+// keyRunes is how much of a message's text its key holds: less than the
+// journal keeps of a prompt or an answer.
+const keyRunes = 200
+
+// messageKey keys a prompt or an answer by its session and the start of its
+// text, spaces collapsed: the same in the transcript and in the journal.
+func messageKey(session, text string) string {
+	text = textcut.OneLine(text)
+	if session == "" || text == "" {
+		return ""
+	}
+	if r := []rune(text); len(r) > keyRunes {
+		text = string(r[:keyRunes])
+	}
+	h := fnv.New64a()
+	h.Write([]byte(session))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	return strconv.FormatUint(h.Sum64(), 36)
 }
 
 // archivedTranscript reads the archived copy of a transcript whose original

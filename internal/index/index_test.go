@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -555,8 +556,10 @@ func TestUpgradeFillsStrongTable(t *testing.T) {
 		t.Fatalf("frobnicator: %s; want 1 hit", refs(r))
 	}
 	// Made into an index of the three migrations before: the transcript
-	// read, no strong_fts, no settles column (nor the later sessions.agent).
-	for _, q := range []string{"DROP TABLE strong_fts", "DROP INDEX docs_settled", "ALTER TABLE docs DROP COLUMN settles", "ALTER TABLE sessions DROP COLUMN agent", "PRAGMA user_version = 3"} {
+	// read, no strong_fts, nor the later columns.
+	for _, q := range []string{"DROP TABLE strong_fts", "DROP INDEX docs_settled", "ALTER TABLE docs DROP COLUMN settles",
+		"ALTER TABLE sessions DROP COLUMN agent", "DROP INDEX docs_msg", "DROP INDEX docs_twin", "ALTER TABLE docs DROP COLUMN msg",
+		"ALTER TABLE docs DROP COLUMN twin", "PRAGMA user_version = 3"} {
 		if _, err := ix.db.Exec(q); err != nil {
 			t.Fatal(q, err)
 		}
@@ -667,4 +670,66 @@ func testInterruptedLoad(t *testing.T, kind Kind) {
 		t.Errorf("automerge after the load = %d (%v); want %d", automerge, err, ftsAutomerge)
 	}
 	checkFTS(t, ix)
+}
+
+// A prompt and an answer kept both in the transcript and in the journal are
+// one hit each, the transcript's, with the journal's branch, whichever source
+// was read first; the count and the pages agree with the hits, and a journal
+// record of another text stays.
+func TestSearchOneHitPerMessage(t *testing.T) {
+	records := []journal.Record{
+		{TS: t0, Event: "UserPromptSubmit", Session: "s1", Worktree: "/repo", Branch: "feature/port", Prompt: "Which port does the   server listen on?"},
+		{TS: t0.Add(5 * time.Second), Event: "Stop", Session: "s1", Worktree: "/repo", Branch: "feature/port", Message: "The server listens on port 8081."},
+		{TS: t0.Add(9 * time.Second), Event: "UserPromptSubmit", Session: "s1", Worktree: "/repo", Branch: "feature/port", Prompt: "Keep port 8081 in the config"},
+	}
+	lines := msgLine("user", "2026-09-01T10:00:00.000Z", "Which port does the server listen on?") + "\n" +
+		msgLine("assistant", "2026-09-01T10:00:05.000Z", "The server listens on port 8081.") + "\n"
+	for _, order := range []string{"journal first", "transcript first", "together"} {
+		t.Run(order, func(t *testing.T) {
+			f := newFixture(t)
+			ix := f.open(t)
+			writeTranscript := func() {
+				if err := os.WriteFile(filepath.Join(f.transcripts, "s1.jsonl"), []byte(lines), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			switch order {
+			case "journal first":
+				f.record(t, records...)
+				search(t, ix, Query{Text: "port"})
+				writeTranscript()
+			case "transcript first":
+				writeTranscript()
+				search(t, ix, Query{Text: "port"})
+				f.record(t, records...)
+			default:
+				f.record(t, records...)
+				writeTranscript()
+			}
+			r := search(t, ix, Query{Text: "port"})
+			var got []string
+			for _, h := range r.Hits {
+				got = append(got, string(h.Kind)+":"+h.Event+":"+h.Branch)
+			}
+			slices.Sort(got)
+			want := []string{"journal:UserPromptSubmit:feature/port", "transcript:assistant:feature/port", "transcript:user:feature/port"}
+			if !slices.Equal(got, want) {
+				t.Errorf("hits = %q; want %q", got, want)
+			}
+			if r.Total != len(want) {
+				t.Errorf("total = %d; want %d", r.Total, len(want))
+			}
+			var paged []string
+			for off := 0; off < len(want)+1; off++ {
+				for _, h := range search(t, ix, Query{Text: "port", Limit: 1, Offset: off}).Hits {
+					paged = append(paged, string(h.Kind)+":"+h.Event+":"+h.Branch)
+				}
+			}
+			slices.Sort(paged)
+			if !slices.Equal(paged, want) {
+				t.Errorf("pages of one = %q; want %q", paged, want)
+			}
+			checkFTS(t, ix)
+		})
+	}
 }
