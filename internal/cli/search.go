@@ -194,7 +194,14 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		if !h.Time.IsZero() {
 			when = h.Time.In(f.Now().Location()).Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(out, "%s  %-6s %-10s %s  %s\n", when, h.Kind.Agent(), h.Kind, shortID(h.Session), h.Title)
+		// The branch goes with the session it ran on, on the hit's first
+		// line: a transcript hit has it from the journal's copy of the
+		// message.
+		head := fmt.Sprintf("%s  %-6s %-10s %s  %s", when, h.Kind.Agent(), h.Kind, shortID(h.Session), h.Title)
+		if h.Branch != "" {
+			head += "  (" + h.Branch + ")"
+		}
+		fmt.Fprintln(out, head)
 		if s := h.Marked(open, close); s != "" {
 			fmt.Fprintf(out, "    %s\n", s)
 		}
@@ -204,9 +211,6 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		}
 		if h.Issue != 0 {
 			where = append(where, fmt.Sprintf("#%d", h.Issue))
-		}
-		if h.Branch != "" {
-			where = append(where, h.Branch)
 		}
 		if len(where) > 0 {
 			fmt.Fprintf(out, "    %s\n", strings.Join(where, "  "))
