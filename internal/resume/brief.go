@@ -372,9 +372,13 @@ func carryOn(decisions, open bool) i18n.Msg {
 	return msgCarryOnPlain
 }
 
-// hasDecisions reports whether items hold an approved decision.
+// hasDecisions reports whether items hold an approved decision, own or a
+// teammate's.
 func hasDecisions(items []recall.Item) bool {
-	return slices.ContainsFunc(items, func(it recall.Item) bool { return it.Layer == recall.L3 })
+	return slices.ContainsFunc(items, func(it recall.Item) bool {
+		tier := it.Priority / recall.TierPriority(1, 0)
+		return it.Layer == recall.L3 || it.Layer == recall.LTeam && (tier == recall.TierDecisions || tier == recall.TierOlderDecisions)
+	})
 }
 
 // open reports whether the worktree has open items: a failing command, the

@@ -13,6 +13,7 @@ import (
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/teammem"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
 
@@ -292,7 +293,6 @@ func TestStatedDecisionsCarried(t *testing.T) {
 	}, nil)
 	br := startBriefs(t, st, "s1", "compact", at(53))
 	en, ja := br[i18n.EN].Text, br[i18n.JA].Text
-	t.Log(en)
 	for _, w := range []string{
 		"**Decisions stated in the conversation** (no person has approved them yet):",
 		"- JSON logs because the collector parses them (said by the person, 4 minutes ago)",
@@ -318,5 +318,55 @@ func TestStatedDecisionsCarried(t *testing.T) {
 	en = startBriefs(t, st, "s2", "startup", at(10))[i18n.EN].Text
 	if strings.Contains(en, "- Use port 8081 because 8080 is taken (said by") || !strings.Contains(en, "- JSON logs because the collector parses them") {
 		t.Errorf("after approval, the stated list is wrong:\n%s", en)
+	}
+}
+
+// TestCarryOnNamesOnlyWhatExists: after a compaction the agent is told to
+// keep to approved decisions only when there are some, its own or a
+// teammate's, and to pick up open items only when there are some.
+func TestCarryOnNamesOnlyWhatExists(t *testing.T) {
+	const (
+		keep = "Carry on with this task, keeping to the approved decisions."
+		both = "Carry on with this task: keep to the approved decisions and pick up from the open items below."
+		open = "Carry on with this task: pick up from the open items below."
+		bare = "Carry on with this task."
+	)
+	quiet := []ev{
+		{60, journal.Record{Event: "SessionStart", Session: "s1", Source: "startup"}, ""},
+		{59, journal.Record{Event: "UserPromptSubmit", Session: "s1", Prompt: "Write the release notes for version 2"}, ""},
+		{58, journal.Record{Event: "Stop", Session: "s1", Message: "Wrote them."}, "Wrote them."},
+		{57, journal.Record{Event: "PreCompact", Session: "s1", Trigger: "manual"}, ""},
+		{57, journal.Record{Event: "SessionStart", Session: "s1", Source: "compact"}, ""},
+	}
+	for _, tt := range []struct {
+		name     string
+		evs      []ev
+		teammate bool
+		want     string
+	}{
+		{"nothing open, no decision", quiet, false, bare},
+		{"a teammate's decision", quiet, true, keep},
+		{"a next step", append(quiet[:3:3], ev{57, journal.Record{Event: "Stop", Session: "s1", Message: "Next I will tag v2."}, "Next I will tag v2."},
+			quiet[3], quiet[4]), false, open},
+		{"a next step and a teammate's decision", append(quiet[:3:3], ev{57, journal.Record{Event: "Stop", Session: "s1", Message: "Next I will tag v2."}, "Next I will tag v2."},
+			quiet[3], quiet[4]), true, both},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := state.Dir{Root: t.TempDir()}
+			observe(t, st, tt.evs, nil)
+			if tt.teammate {
+				e := teammem.Entry{Kind: teammem.KindDecision, TS: at(120), Author: "Aiko <aiko@example.com>", Date: "2026-05-09", Slug: "release-notes-in-english", Summary: "Release notes are written in English"}
+				e.Seal()
+				if err := teammem.DirOf(st).WriteView(teammem.View{Decisions: []teammem.Entry{e}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			en := startBriefs(t, st, "s1", "compact", at(57))[i18n.EN].Text
+			for _, line := range []string{keep, both, open, bare} {
+				if got := strings.Contains(en, line+"\n"); got != (line == tt.want) {
+					t.Errorf("has %q: %v; want only %q:\n%s", line, got, tt.want, en)
+				}
+			}
+		})
 	}
 }
