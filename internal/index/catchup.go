@@ -449,7 +449,7 @@ func (w *writer) begin(ctx context.Context) error {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
-	insStrong, err := tx.PrepareContext(ctx, "INSERT INTO strong_fts(rowid, hi, said, kind, sid) VALUES(?, ?, ?, ?, ?)")
+	insStrong, err := tx.PrepareContext(ctx, "INSERT INTO strong_fts(rowid, hi, said, prompt, kind, sid) VALUES(?, ?, ?, ?, ?, ?)")
 	if err != nil {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
@@ -523,8 +523,8 @@ func (w *writer) add(ctx context.Context, d *doc) error {
 	if _, err := w.insFTS.ExecContext(ctx, args...); err != nil {
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
-	if fts[colHi] != "" || fts[colSaid] != "" {
-		if _, err := w.insStrong.ExecContext(ctx, id, fts[colHi], fts[colSaid], fts[nCols], fts[nCols+1]); err != nil {
+	if fts[colHi] != "" || fts[colSaid] != "" || fts[colPrompt] != "" {
+		if _, err := w.insStrong.ExecContext(ctx, id, fts[colHi], fts[colSaid], fts[colPrompt], fts[nCols], fts[nCols+1]); err != nil {
 			return fmt.Errorf("catch up: %w", classify(err))
 		}
 	}

@@ -35,7 +35,7 @@
 // Hits come best first, tier by tier: by where the words were written
 // (approved decisions and summaries first, then messages that settle
 // something — a decision, a fix, a pin, a root cause —, then what a person
-// or the agent wrote, their questions and lists of links or topics, tool
+// wrote, what the agent wrote, their questions and lists of links or topics, tool
 // calls and output, and logs, code and repeated lines pasted into a prompt
 // or an answer last), a document in the tier of the weakest column its match
 // needs; within a tier bm25 weighted the same way, the sessions that made a

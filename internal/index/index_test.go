@@ -168,15 +168,12 @@ func TestCatchUpIncremental(t *testing.T) {
 	if r := search(t, ix, Query{Text: "gamma"}); r.Total != 0 {
 		t.Errorf("gamma after replacement: %d hits; want 0", r.Total)
 	}
-	if r := search(t, ix, Query{Text: "delta"}); r.Total != 1 || len(r.Hits) != 1 || r.Hits[0].Tier != tierProse {
-		t.Errorf("delta after replacement: %d hits %s; want 1, in the prose tier", r.Total, refs(r))
+	if r := search(t, ix, Query{Text: "delta"}); r.Total != 1 || len(r.Hits) != 1 || r.Hits[0].Tier != tierPrompt {
+		t.Errorf("delta after replacement: %d hits %s; want 1, in the prompt tier", r.Total, refs(r))
 	}
 	// Both full-text tables lost the replaced prompts.
 	for _, table := range ftsTables {
 		for word, want := range map[string]int{"gamma": 0, "delta": 1} {
-			if table == "strong_fts" {
-				want = 0 // a prompt that settles nothing is not there
-			}
 			var n int
 			if err := ix.db.QueryRow("SELECT count(*) FROM "+table+" WHERE "+table+" MATCH ?", word).Scan(&n); err != nil || n != want {
 				t.Errorf("%s holds %q %d times (%v); want %d", table, word, n, err, want)
@@ -556,7 +553,8 @@ func TestUpgradeFillsStrongTable(t *testing.T) {
 		t.Fatalf("frobnicator: %s; want 1 hit", refs(r))
 	}
 	// Made into an index of the three migrations before: the transcript
-	// read, no strong_fts, nor the later columns.
+	// read, no strong_fts (migration 004, made again by 008), nor the later
+	// columns.
 	for _, q := range []string{"DROP TABLE strong_fts", "DROP INDEX docs_settled", "ALTER TABLE docs DROP COLUMN settles",
 		"ALTER TABLE sessions DROP COLUMN agent", "DROP INDEX docs_msg", "DROP INDEX docs_twin", "ALTER TABLE docs DROP COLUMN msg",
 		"ALTER TABLE docs DROP COLUMN twin", "PRAGMA user_version = 3"} {
@@ -567,8 +565,8 @@ func TestUpgradeFillsStrongTable(t *testing.T) {
 	ix.Close()
 	ix = f.open(t)
 	r := search(t, ix, Query{Text: "frobnicator"})
-	if len(r.Hits) != 1 || r.Hits[0].Tier != tierProse {
-		t.Errorf("frobnicator after the upgrade: %d hits (%s); want 1, in the prose tier", len(r.Hits), refs(r))
+	if len(r.Hits) != 1 || r.Hits[0].Tier != tierPrompt {
+		t.Errorf("frobnicator after the upgrade: %d hits (%s); want 1, in the prompt tier", len(r.Hits), refs(r))
 	}
 	checkFTS(t, ix)
 }
@@ -602,8 +600,8 @@ func TestFirstCatchUpLoadsInBulk(t *testing.T) {
 			}
 		}
 	}
-	if r := search(t, ix, Query{Text: "words"}); r.Total != 1 || r.Hits[0].Tier != tierProse {
-		t.Errorf("words: %d hits (%s); want the prompt, in the prose tier", r.Total, refs(r))
+	if r := search(t, ix, Query{Text: "words"}); r.Total != 1 || r.Hits[0].Tier != tierPrompt {
+		t.Errorf("words: %d hits (%s); want the prompt, in the prompt tier", r.Total, refs(r))
 	}
 	checkFTS(t, ix)
 }

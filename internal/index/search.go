@@ -111,8 +111,9 @@ func (h *Hit) Marked(open, close string) string {
 // Ranking. Hits are ordered by tier first: a document's tier is the
 // strongest group of columns its match can be made in — approved decisions
 // and summaries (hi); messages that settle something, a decision, a fix, a
-// pin, a root cause (said); then what a person or the agent wrote (prompt,
-// text); their questions, guesses and lists of links or topics (aside);
+// pin, a root cause (said); then what a person wrote (prompt); what the
+// agent wrote (text); the questions and lists of links or topics in either
+// (aside);
 // tool calls, their output and the event and tool names (tool, meta); logs,
 // code and repeated lines pasted into a prompt or an answer last (log). A
 // document whose match needs a weaker column belongs to that column's tier:
@@ -128,15 +129,16 @@ func (h *Hit) Marked(open, close string) string {
 // a word said twice; output that repeats it was put in the log column. The
 // documents of a session that made an approved decision matching the query
 // count boostDecided times as much, and those of a session with a message
-// settling something that names one of the query's words boostSettled
-// times: what a session did with a topic counts, not how often it named it.
-// Ties go to the newest. The two strongest tiers are ranked in strong_fts,
-// which holds only their columns: a document's length there is the length
-// of its decisions and settling messages, not of the text beside them, and a
-// word's rarity is its rarity among them.
+// settling something that names one of the query's words, or that settled
+// something and is among the tier's best, boostSettled times: what a
+// session did with a topic counts, not how often it named it. Ties go to
+// the newest. The three strongest tiers are ranked in strong_fts, which
+// holds only their columns: a document's length there is the length of its
+// decisions, settling messages and prompts, not of the tool output beside
+// them, and a word's rarity is its rarity among them.
 const (
 	weights       = "bm25(docs_fts, 1.0, 1.0, 0.2, 0.2, 0.05, 0.04, 0.015, 0.02, 0, 0)"
-	strongWeights = "bm25(strong_fts, 1.0, 1.0, 0, 0)"
+	strongWeights = "bm25(strong_fts, 1.0, 1.0, 0.2, 0, 0)"
 	boostDecided  = 2.0
 	boostSettled  = 3.0
 	// textColumns are the columns a query's words are looked for in.
@@ -151,9 +153,8 @@ const (
 // score (a bm25 of table).
 type tier struct{ table, columns, score string }
 
-// tierProse is the tier of what a person or the agent wrote that settles
-// nothing.
-const tierProse = 2
+// tierPrompt is the tier of what a person wrote that settles nothing.
+const tierPrompt = 2
 
 // tiers are the tiers, strongest first, each one's columns holding the
 // columns of the tiers before it: a document is in the first tier whose
@@ -161,6 +162,7 @@ const tierProse = 2
 var tiers = []tier{
 	{"strong_fts", "{hi}", strongWeights},
 	{"strong_fts", "{hi said}", strongWeights},
+	{"strong_fts", "{hi said prompt}", strongWeights},
 	{"docs_fts", "{hi said prompt text}", weights},
 	{"docs_fts", "{hi said prompt text aside}", weights},
 	{"docs_fts", "{hi said prompt text aside tool meta}", weights},
