@@ -56,6 +56,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdSessionCloser(f),
 		NewCmdSearch(f, nil),
 		NewCmdUsage(f, nil),
+		NewCmdStatusline(f, nil),
 		NewCmdReindex(f, nil),
 		NewCmdArchive(f, nil),
 		NewCmdContext(f),
