@@ -26,6 +26,7 @@ import (
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/safepath"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/statusline"
 	"github.com/baton-cli/baton/internal/teammem"
 )
 
@@ -100,6 +101,9 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 	if err := findApprovals(f, res); err != nil {
 		warnings = append(warnings, err)
 	}
+	if err := refreshStatusLine(f, res); err != nil {
+		warnings = append(warnings, err)
+	}
 	if len(warnings) > 0 {
 		logger, closer := res.State.Logger(f.Getenv)
 		defer closer.Close()
@@ -115,6 +119,16 @@ func Run(ctx context.Context, f *cmdenv.Factory, o Options) {
 // and ignored, never a reason to fail (Claude Code takes exit status 2 as an
 // order to block the agent).
 func Main(ctx context.Context, args []string, f *cmdenv.Factory) int {
+	if len(args) > 0 && args[0] == "statusline" {
+		// The status line runs every few seconds: from this program it
+		// starts as fast as a hook.
+		lang := ""
+		if len(args) == 3 && args[1] == "--lang" {
+			lang = args[2]
+		}
+		statusline.Run(f, lang)
+		return 0
+	}
 	o, help := ParseArgs(args)
 	if help {
 		fmt.Fprint(f.IO.Out, usage)
@@ -158,12 +172,16 @@ func isEventName(s string) bool {
 }
 
 const usage = `Usage: baton-hook [event]
+       baton-hook statusline [--lang ja|en]
 
 Claude Code runs baton-hook for each hook event with the event's JSON on
 stdin. It appends a record to the journal and, at session start, prints the
 context to inject. It is the same as "baton hook" and starts faster; it
 never blocks the agent: problems (and arguments it does not understand) go
 to baton.log and it exits 0.
+
+"baton-hook statusline" is "baton statusline": the line Claude Code's
+statusLine setting shows, from the session's JSON on stdin.
 `
 
 // System returns the Factory of the baton-hook program: the process's, with
@@ -218,6 +236,22 @@ func syncAtSessionEnd(f *cmdenv.Factory, res hook.Result) error {
 	}
 	if err := startDetached(f, res.Payload.Cwd, res.State, "sync", "--background"); err != nil {
 		return fmt.Errorf("sync at session end: %w", err)
+	}
+	return nil
+}
+
+// refreshStatusLine starts `baton statusline --refresh` in the background
+// after an answer or at a session's start when the status line's file is
+// there and older than statusline.RefreshAfter: one stat on the hook's path,
+// the transcripts are read in the job.
+func refreshStatusLine(f *cmdenv.Factory, res hook.Result) error {
+	p := res.Payload
+	if (p.Event != hook.Stop && p.Event != hook.SessionStart) || res.State.Root == "" || f.Getenv(recall.JobEnv) != "" ||
+		!statusline.Stale(res.State, f.Now()) {
+		return nil
+	}
+	if err := startDetached(f, p.Cwd, res.State, "statusline", "--refresh"); err != nil {
+		return fmt.Errorf("refresh status line: %w", err)
 	}
 	return nil
 }
