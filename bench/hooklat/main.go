@@ -59,6 +59,7 @@ func run() error {
 	transcripts := flag.String("transcripts", "", "a folder of transcript projects (bench/gen transcripts) to put under the run's ~/.claude/projects")
 	worktreeRecords := flag.Int("worktree", 0, "records to seed the worktree's own files with first (its records.jsonl keeps at most 128 KiB), with 32 sessions")
 	current := flag.String("current", "", "write a current.md in progress first: \"untracked\" (as baton save leaves it) or \"tracked\" (added to git, as a cloned repository brings it); the repository gets 600 tracked files either way")
+	statusLine := flag.Bool("statusline", false, "measure the status line (baton-hook statusline) instead of a hook, after a SessionStart and a status file")
 	flag.Parse()
 
 	repo, err := os.MkdirTemp("", "hooklat-")
@@ -120,6 +121,18 @@ func run() error {
 	payload := fmt.Sprintf(`{"session_id":"bench-session","transcript_path":"/nonexistent.jsonl","cwd":%q,"hook_event_name":%q,"source":"startup","prompt":%q,"tool_name":"Bash","tool_input":{"command":%q,"description":"Run the tests"},"tool_response":{"stdout":"ok  \tgithub.com/example/pkg\t0.123s","stderr":"","interrupted":false}}`, repo, *event, *prompt, *command)
 
 	env := append(os.Environ(), "HOME="+repo, "XDG_CONFIG_HOME="+filepath.Join(repo, ".config"))
+	var hookArgs, batonArgs []string
+	if *statusLine {
+		if err := seedStatusLine(*hookBin, repo, env, payload); err != nil {
+			return err
+		}
+		payload = fmt.Sprintf(`{"session_id":"bench-session","transcript_path":"/nonexistent.jsonl","cwd":%q,"model":{"id":"claude-opus-4-6","display_name":"Opus 4.6"},`+
+			`"workspace":{"current_dir":%q,"project_dir":%q},"context_window":{"context_window_size":200000,"used_percentage":37},"cost":{"total_cost_usd":1.25}}`, repo, repo, repo)
+		hookArgs, batonArgs = []string{"statusline"}, []string{"statusline"}
+		*event = "status line"
+	} else {
+		batonArgs = []string{"hook"}
+	}
 	runOnce := func(name string, args ...string) (time.Duration, error) {
 		cmd := exec.Command(name, args...)
 		cmd.Dir = repo
@@ -134,15 +147,15 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	cmds := [][]string{{cat}, {*hookBin}}
-	names := []string{"cat >/dev/null", "baton-hook"}
+	cmds := [][]string{{cat}, append([]string{*hookBin}, hookArgs...)}
+	names := []string{"cat >/dev/null", strings.Join(cmds[1], " ")[len(filepath.Dir(*hookBin))+1:]}
 	if *baton != "" {
-		cmds = append(cmds, []string{*baton, "hook"})
-		names = append(names, "baton hook")
+		cmds = append(cmds, append([]string{*baton}, batonArgs...))
+		names = append(names, "baton "+strings.Join(batonArgs, " "))
 	}
 	// What the hook says to this payload: an answer or silence.
 	{
-		cmd := exec.Command(*hookBin)
+		cmd := exec.Command(*hookBin, hookArgs...)
 		cmd.Dir, cmd.Env, cmd.Stdin = repo, env, bytes.NewReader([]byte(payload))
 		out, err := cmd.Output()
 		if err != nil {
@@ -371,4 +384,24 @@ func seedCurrent(repo, stateDir, how string) error {
 		return fmt.Errorf("git add: %v: %s", err, out)
 	}
 	return nil
+}
+
+// seedStatusLine runs a SessionStart and a failing command through the hook
+// (so that the worktree has a state and the session is recorded) and writes
+// a status file, so that the status line reads everything it can.
+func seedStatusLine(hookBin, repo string, env []string, hookPayload string) error {
+	for _, p := range []string{
+		strings.Replace(hookPayload, `"hook_event_name":"`, `"hook_event_name":"SessionStart","x":"`, 1),
+		fmt.Sprintf(`{"session_id":"bench-session","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":"new task: make the status line show the task"}`, repo),
+		fmt.Sprintf(`{"session_id":"bench-session","cwd":%q,"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"go test ./..."},"error":"Exit code 1\nFAIL"}`, repo),
+	} {
+		cmd := exec.Command(hookBin)
+		cmd.Dir, cmd.Env, cmd.Stdin = repo, env, strings.NewReader(p)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("seed status line: %v: %s", err, out)
+		}
+	}
+	status := fmt.Sprintf(`{"written":%q,"day":%q,"today_cost_usd":12.5,"block":{"end":%q,"cost_usd":4.2},"pending_decisions":2}`,
+		time.Now().Format(time.RFC3339), time.Now().Format(time.DateOnly), time.Now().Add(2*time.Hour).Format(time.RFC3339))
+	return os.WriteFile(filepath.Join(repo, ".claude", "session-state", "statusline.json"), []byte(status), 0o600)
 }
