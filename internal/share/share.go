@@ -86,6 +86,10 @@ func Sync(ctx context.Context, o Options) (teammem.Result, error) {
 		return teammem.Result{}, err
 	}
 	ch.Entries = append(own, ch.Entries...)
+	decided, err := ownDecisions(o)
+	if err != nil {
+		return teammem.Result{}, err
+	}
 	res, err := st.Sync(ctx, ch, o.Push)
 	dir := teammem.DirOf(o.State)
 	status := teammem.Status{At: o.Now, Came: len(res.Came), Went: len(res.Went), Entries: len(res.Entries)}
@@ -97,7 +101,7 @@ func Sync(ctx context.Context, o Options) (teammem.Result, error) {
 		_ = dir.WriteStatus(status)
 		return res, err
 	}
-	if err := dir.WriteView(teammem.MakeView(res.Entries, st.Machine, o.Now)); err != nil {
+	if err := dir.WriteView(teammem.MakeView(res.Entries, st.Machine, decided, o.Now)); err != nil {
 		return res, err
 	}
 	return res, dir.WriteStatus(status)
@@ -123,13 +127,11 @@ func Collect(ctx context.Context, o Options) ([]teammem.Entry, error) {
 	}
 	var out []teammem.Entry
 	if o.Config.MemoryShares(config.MemoryDecisions) {
-		ds, err := recall.ReadDecisions(f, true)
+		ds, err := ownDecisions(o)
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range ds {
-			out = append(out, teammem.FromDecision(d))
-		}
+		out = append(out, ds...)
 	}
 	if o.Config.MemoryShares(config.MemorySummaries) {
 		rs, err := recall.ReadRecent(f, 256<<10)
@@ -158,12 +160,31 @@ func Collect(ctx context.Context, o Options) ([]teammem.Entry, error) {
 	return out, nil
 }
 
+// ownDecisions are the entries of the repository's approved decisions,
+// shared or not: a teammate's retraction may hide one of them.
+func ownDecisions(o Options) ([]teammem.Entry, error) {
+	f, err := recall.FilesFor(o.State, o.Config.ContextRoute())
+	if err != nil {
+		return nil, err
+	}
+	ds, err := recall.ReadDecisions(f, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]teammem.Entry, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, teammem.FromDecision(d))
+	}
+	return out, nil
+}
+
 // maxSummaries is how many of the newest recent summaries are shared.
 const maxSummaries = 20
 
 // BranchEntry is the worktree's branch state: its task and open loops
-// (the next step announced, prompts not answered, commands failing, the
-// todo items not done), as of its last activity. ok is false when it has
+// (the next step announced, the state file's next steps, prompts not
+// answered, commands failing, the todo items not done), as of its last
+// activity. ok is false when it has
 // neither a task nor open loops.
 func BranchEntry(ctx context.Context, o resume.Options) (teammem.Entry, bool, error) {
 	b, err := resume.Build(ctx, o)
@@ -177,6 +198,9 @@ func BranchEntry(ctx context.Context, o resume.Options) (teammem.Entry, bool, er
 		}
 	}
 	add(b.NextStep)
+	for _, n := range b.Next {
+		add(n)
+	}
 	for _, p := range b.Unanswered {
 		add(p)
 	}

@@ -2,13 +2,17 @@ package teammem
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/baton-cli/baton/internal/atomicfile"
@@ -50,37 +54,44 @@ func PickedUp(es []Entry, handoff string) []Entry {
 // Limits of the view the session-start hook reads.
 const (
 	// ViewDecisions is how many of the newest teammates' decisions the
-	// view keeps: far more than a briefing's budget holds.
-	ViewDecisions = 200
+	// view keeps: more than a briefing's budget holds.
+	ViewDecisions = 100
 	// ViewBranches is how many branches' states it keeps, the newest.
-	ViewBranches = 200
+	ViewBranches = 500
 )
 
 // View is what a briefing shows of the shared memory, written by a sync so
-// that the session-start hook reads one small file and runs no git.
+// that the session-start hook reads two small files and runs no git.
 type View struct {
 	SyncedAt time.Time `json:"synced_at"`
 	// Decisions are the newest teammates' decisions, oldest first.
 	Decisions []Entry `json:"decisions"`
-	// Branches are the newest state of each branch someone else left,
-	// by branch.
-	Branches map[string]Entry `json:"branches"`
-	// Hidden are the ids retractions hide: this clone's own decisions too.
-	Hidden []string `json:"hidden,omitempty"`
+	// HiddenOwn are the clone's own decisions a retraction hides, by
+	// OwnKey.
+	HiddenOwn []string `json:"hidden_own,omitempty"`
 	// Handoffs are the sessions handed off and not picked up yet, oldest
 	// first.
 	Handoffs []Entry `json:"handoffs,omitempty"`
+	// Branches are the newest state of each branch someone else left, by
+	// branch: one file each (see Dir.ReadBranch), so that a briefing reads
+	// only its own branch's.
+	Branches map[string]Entry `json:"-"`
 }
 
-// MakeView builds the view of entries for machine (whose own entries are
-// in its local files already).
-func MakeView(es []Entry, machine string, now time.Time) View {
+// OwnKey names a decision of the local log in View.HiddenOwn: its day
+// and its text, compared without hashing on the hook's path.
+func OwnKey(date, summary string) string { return date + "\x00" + summary }
+
+// MakeView builds the view of entries for machine, whose own decisions
+// (the local log's, as FromDecision makes them) are own.
+func MakeView(es []Entry, machine string, own []Entry, now time.Time) View {
 	v := View{SyncedAt: now, Branches: map[string]Entry{}}
 	visible, hidden := Visible(es)
-	for id := range hidden {
-		v.Hidden = append(v.Hidden, id)
+	for _, e := range own {
+		if hidden[e.ID] {
+			v.HiddenOwn = append(v.HiddenOwn, OwnKey(e.Date, e.Summary))
+		}
 	}
-	slices.Sort(v.Hidden)
 	var branches []Entry
 	for _, e := range visible {
 		mine := e.Machine == machine
@@ -128,9 +139,63 @@ func DirOf(s state.Dir) Dir { return Dir{Base: s.Base(), Path: s.Shared()} }
 func (d Dir) view() string   { return filepath.Join(d.Path, "view.json") }
 func (d Dir) status() string { return filepath.Join(d.Path, "sync.json") }
 
-// WriteView replaces the view file.
+// WriteView replaces the view file and the branch files: each branch's
+// file is replaced, those of branches no longer in the view removed.
 func (d Dir) WriteView(v View) error {
+	keep := map[string]bool{}
+	for name, e := range v.Branches {
+		base := branchFile(name)
+		keep[base] = true
+		if err := d.write(filepath.Join(d.branches(), base), e); err != nil {
+			return err
+		}
+	}
+	if names, err := os.ReadDir(d.branches()); err == nil {
+		for _, n := range names {
+			if !keep[n.Name()] && strings.HasSuffix(n.Name(), ".json") {
+				_ = os.Remove(filepath.Join(d.branches(), n.Name()))
+			}
+		}
+	}
 	return d.write(d.view(), v)
+}
+
+func (d Dir) branches() string { return filepath.Join(d.Path, "branches") }
+
+// branchFile names a branch's file: a hash, since a branch name is no file
+// name.
+func branchFile(branch string) string {
+	h := sha256.Sum256([]byte(branch))
+	return hex.EncodeToString(h[:10]) + ".json"
+}
+
+// ReadBranch reads the state someone else left branch in; ok is false
+// when there is none.
+func (d Dir) ReadBranch(branch string) (e Entry, ok bool, err error) {
+	err = d.read(filepath.Join(d.branches(), branchFile(branch)), &e)
+	return e, err == nil && e.Branch == branch, err
+}
+
+// ReadBranches reads every branch's state, by branch.
+func (d Dir) ReadBranches() (map[string]Entry, error) {
+	out := map[string]Entry{}
+	names, err := os.ReadDir(d.branches())
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		var e Entry
+		if err := d.read(filepath.Join(d.branches(), n.Name()), &e); err != nil {
+			return nil, err
+		}
+		if e.Branch != "" {
+			out[e.Branch] = e
+		}
+	}
+	return out, nil
 }
 
 func (d Dir) write(path string, v any) error {
@@ -138,7 +203,7 @@ func (d Dir) write(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := safepath.MkdirAll(d.Base, d.Path, 0o700); err != nil {
+	if err := safepath.MkdirAll(d.Base, filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("shared memory folder: %w", err)
 	}
 	return atomicfile.WriteIn(d.Base, path, b, 0o600)
