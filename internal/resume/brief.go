@@ -123,7 +123,7 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 			items = append(items, recall.Item{Layer: layer, Text: text, Priority: recall.TierPriority(tier, len(items))})
 		}
 	}
-	older := 0
+	older, teamOlder := 0, 0
 	if o.Layers {
 		shared, err := ReadShared(o.State, o.Lang, o.Now.Location())
 		if err != nil {
@@ -134,7 +134,12 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 			return nil, err
 		}
 		br.DailyDue, older = l.DailyDue, l.Older
-		items = append(append(items, l.Items...), teamItems(o, shared, b.Branch)...)
+		team, older, err := teamItems(o, shared, b.Branch)
+		if err != nil {
+			return nil, err
+		}
+		teamOlder = older
+		items = append(append(items, l.Items...), team...)
 	}
 	if o.Own {
 		// The decisions approved since they were stated are among the
@@ -165,7 +170,7 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 		return br, nil
 	}
 	head, worth := br.head(o, hasDecisions(items) || older > 0)
-	if len(items) == 0 && older == 0 && !worth {
+	if len(items) == 0 && older == 0 && teamOlder == 0 && !worth {
 		return br, nil
 	}
 	title := msgBriefTitle.Format(o.Lang, branchOr(b.Branch))
@@ -183,7 +188,7 @@ func BuildBrief(ctx context.Context, o BriefOptions) (*Brief, error) {
 			recall.L2:    msgHeadL2.In(o.Lang),
 		},
 		Note: func(left map[recall.Layer]int) string { return leftNote(left, o) },
-		Left: map[recall.Layer]int{recall.L3: older},
+		Left: map[recall.Layer]int{recall.L3: older, recall.LTeam: teamOlder},
 		Tail: o.Pulls.Line(o.Lang),
 	}
 	if !o.Unrecorded {

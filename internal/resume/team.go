@@ -28,6 +28,7 @@ type Shared struct {
 	// Hide reports the route's own decisions a teammate retracted; nil
 	// when none was.
 	Hide func(*recall.Decision) bool
+	dir  teammem.Dir
 }
 
 // ReadShared reads what teammates shared from the state folder d, in lang
@@ -37,13 +38,13 @@ func ReadShared(d state.Dir, lang i18n.Lang, loc *time.Location) (Shared, error)
 	if err != nil {
 		return Shared{}, err
 	}
-	s := Shared{View: v}
-	if len(v.Hidden) > 0 {
+	s := Shared{View: v, dir: teammem.DirOf(d)}
+	if len(v.HiddenOwn) > 0 {
 		hidden := map[string]bool{}
-		for _, id := range v.Hidden {
-			hidden[id] = true
+		for _, k := range v.HiddenOwn {
+			hidden[k] = true
 		}
-		s.Hide = func(d *recall.Decision) bool { return hidden[teammem.FromDecision(*d).ID] }
+		s.Hide = func(d *recall.Decision) bool { return hidden[teammem.OwnKey(d.Date, d.Summary)] }
 	}
 	for _, e := range v.Decisions {
 		d := recall.Decision{Date: e.Date, TS: e.TS, Slug: e.Slug, Summary: e.Summary, Source: e.Source}
@@ -58,10 +59,16 @@ func ReadShared(d state.Dir, lang i18n.Lang, loc *time.Location) (Shared, error)
 
 // teamItems are the briefing's items from what teammates shared: the state
 // someone else left this branch in, then their approved decisions, newest
-// first within the budget's quarter, the older ones last.
-func teamItems(o BriefOptions, s Shared, branch string) []recall.Item {
-	var items []recall.Item
-	if e, ok := s.View.Branches[branch]; ok && branch != "" {
+// first within the budget's quarter, the older ones last; older counts
+// those past the whole budget, left out before assembly.
+func teamItems(o BriefOptions, s Shared, branch string) (items []recall.Item, older int, err error) {
+	e, ok := teammem.Entry{}, false
+	if branch != "" && !s.View.SyncedAt.IsZero() {
+		if e, ok, err = s.dir.ReadBranch(branch); err != nil {
+			return nil, 0, err
+		}
+	}
+	if ok {
 		text := msgTeamBranch.Format(o.Lang, branch, e.Author, stamp(e.TS, o))
 		if e.Task != "" {
 			text += "\n" + msgTeamTask.Format(o.Lang, e.Task)
@@ -74,7 +81,7 @@ func teamItems(o BriefOptions, s Shared, branch string) []recall.Item {
 		}
 		items = append(items, recall.Item{Layer: recall.LTeam, Text: text, Priority: recall.TierPriority(recall.TierNow, 0)})
 	}
-	room := o.Budget / 4
+	room, older := o.Budget/4, 0
 	first := len(items)
 	for i := len(s.Decisions) - 1; i >= 0; i-- {
 		text := s.Decisions[i].Line()
@@ -82,10 +89,16 @@ func teamItems(o BriefOptions, s Shared, branch string) []recall.Item {
 		if room -= hook.Len(text) + 1; room < 0 {
 			tier = recall.TierOlderDecisions
 		}
+		if room < -o.Budget {
+			// Past the whole budget: these could not be kept beside the
+			// newer ones, only counted.
+			older = i + 1
+			break
+		}
 		// The worktree's own decisions come first within the tier.
 		items = append(items, recall.Item{Layer: recall.LTeam, Text: text, Priority: recall.TierPriority(tier, 500000+len(s.Decisions)-1-i)})
 	}
 	// Shown oldest first, as the decision log is.
 	slices.Reverse(items[first:])
-	return items
+	return items, older, nil
 }
