@@ -230,3 +230,37 @@ func TestSyncHoldsBackASecretAndHonoursShareOff(t *testing.T) {
 		t.Errorf("sync with share off said %q", got)
 	}
 }
+
+// TestSyncCarriesBranchState: with memory.kinds naming branch, the task
+// and open loops a person left a branch in reach a teammate's briefing on
+// that branch, and only on it.
+func TestSyncCarriesBranchState(t *testing.T) {
+	ps := sharedRemote(t, "alice", "bob")
+	a, b := ps[0], ps[1]
+	cfg := filepath.Join(a.env["XDG_CONFIG_HOME"], "baton", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("memory:\n  kinds: [decisions, branch]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a.git(t, "checkout", "-q", "-b", "feature/export")
+	a.baton(t, false, "save", "--task", "Stream the CSV export row by row", "--next", "add the header test")
+	a.git(t, "push", "-q", "origin", "feature/export")
+	if got := a.baton(t, false, "sync"); !strings.Contains(got, "1 went (1 branch state(s))") {
+		t.Fatalf("A's sync said %q; want its branch state sent", got)
+	}
+	b.baton(t, false, "sync")
+	if got := b.baton(t, false, "context", "build", "--source", "startup"); strings.Contains(got, "Stream the CSV export") {
+		t.Errorf("B's briefing on main holds feature/export's task:\n%s", got)
+	}
+	b.git(t, "fetch", "-q", "origin")
+	b.git(t, "checkout", "-q", "feature/export")
+	got := b.baton(t, false, "context", "build", "--source", "startup")
+	if !strings.Contains(got, "**Where branch feature/export stands** (as alice <alice@example.com> left it, ") || !strings.Contains(got, "Task: Stream the CSV export row by row") || !strings.Contains(got, "- add the header test") {
+		t.Errorf("B's briefing on feature/export lacks alice's state:\n%s", got)
+	}
+	if show := b.baton(t, false, "context", "show", "--layer", "l3"); !strings.Contains(show, "feature/export: Stream the CSV export row by row (alice <alice@example.com>)") {
+		t.Errorf("B's context show lacks the branch state:\n%s", show)
+	}
+}
