@@ -30,10 +30,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-cli/baton/internal/benchdata"
 	"github.com/baton-cli/baton/internal/cue"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/teammem"
 	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
@@ -58,6 +60,7 @@ func run() error {
 	noRecall := flag.Bool("no-recall", false, "turn the recall off in the repository's configuration (context.recall: false), to measure without it")
 	transcripts := flag.String("transcripts", "", "a folder of transcript projects (bench/gen transcripts) to put under the run's ~/.claude/projects")
 	worktreeRecords := flag.Int("worktree", 0, "records to seed the worktree's own files with first (its records.jsonl keeps at most 128 KiB), with 32 sessions")
+	shared := flag.Int("shared", 0, "entries teammates shared to seed the view a sync leaves with first (decisions, branch states of 500 branches, this one's included, and retractions)")
 	current := flag.String("current", "", "write a current.md in progress first: \"untracked\" (as baton save leaves it) or \"tracked\" (added to git, as a cloned repository brings it); the repository gets 600 tracked files either way")
 	statusLine := flag.Bool("statusline", false, "measure the status line (baton-hook statusline) instead of a hook, after a SessionStart and a status file")
 	flag.Parse()
@@ -105,6 +108,11 @@ func run() error {
 	}
 	if *withRecall {
 		if err := seedRecall(repo, stateDir, *decisions, *command); err != nil {
+			return err
+		}
+	}
+	if *shared > 0 {
+		if err := seedShared(stateDir, *shared); err != nil {
 			return err
 		}
 	}
@@ -302,6 +310,22 @@ func seedRecall(repo, stateDir string, n int, command string) error {
 	}
 	fmt.Printf("recall file: %d bytes (%d decisions, %d sessions, %d failed commands, %d files), built in %.0f ms\n",
 		built.Bytes, built.Decisions, built.Sessions, built.Commands, built.Files, float64(time.Since(start).Microseconds())/1000)
+	return nil
+}
+
+// seedShared writes the view `baton sync` leaves after fetching n entries
+// of three teammates (benchdata.SharedEntries).
+func seedShared(stateDir string, n int) error {
+	now := time.Now()
+	d := teammem.DirOf(state.Dir{Root: stateDir})
+	if err := d.WriteView(teammem.MakeView(benchdata.SharedEntries(n, now), "m-me", nil, now)); err != nil {
+		return err
+	}
+	fi, err := os.Stat(filepath.Join(stateDir, "shared", "view.json"))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("shared view: %d bytes from %d entries\n", fi.Size(), n)
 	return nil
 }
 

@@ -1,5 +1,5 @@
 // Package benchdata gives benchmarks the large generated files they read.
-// Only tests import it.
+// Only tests and the bench/ programs import it.
 package benchdata
 
 import (

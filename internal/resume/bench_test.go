@@ -3,6 +3,7 @@ package resume
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,7 +13,9 @@ import (
 	"github.com/baton-cli/baton/internal/benchdata"
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/teammem"
 )
 
 // BenchmarkResume1GB builds the briefing on a 1 GB journal of realistic
@@ -99,4 +102,49 @@ func linkJournal(b *testing.B, journalFile string) string {
 		}
 	}
 	return dir
+}
+
+// BenchmarkBriefShared builds the session-start briefing of a worktree on
+// main with 300 approved decisions of its own, without and with the view a
+// sync of 10,000 teammates' entries leaves (100 decisions kept, 500
+// branches, main's among them).
+func BenchmarkBriefShared(b *testing.B) {
+	now := time.Now()
+	for _, n := range []int{0, 10000} {
+		b.Run(fmt.Sprintf("shared-%d", n), func(b *testing.B) {
+			d := state.Dir{Root: b.TempDir()}
+			f, err := recall.FilesFor(d, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var ds []recall.Decision
+			for i := range 300 {
+				at := now.Add(-time.Duration(300-i) * time.Hour)
+				ds = append(ds, recall.Decision{Date: at.Format(recall.DateLayout), TS: at, Summary: fmt.Sprintf("The journal keeps its tail in internal/journal; decision %d", i)})
+			}
+			if _, err := recall.AppendDecisions(f, ds...); err != nil {
+				b.Fatal(err)
+			}
+			if n > 0 {
+				if err := teammem.DirOf(d).WriteView(teammem.MakeView(benchdata.SharedEntries(n, now), "m-me", nil, now)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			o := BriefOptions{
+				Options: Options{State: d, Worktree: "/home/dev/project", Main: "/home/dev/project", Branch: "main", Now: now, Records: 30, Stale: 7 * 24 * time.Hour, ScanBytes: scanBytes()},
+				Lang:    i18n.EN, Budget: 10000, Own: true, Layers: true, Source: "startup",
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				br, err := BuildBrief(ctx, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got := br.Kept[recall.LTeam] > 0; got != (n > 0) {
+					b.Fatalf("teammates' entries kept: %v; want %v", got, n > 0)
+				}
+			}
+		})
+	}
 }
