@@ -680,6 +680,9 @@ func contextShowRun(_ context.Context, opts *ContextShowOptions) error {
 		if shared, err = resume.ReadShared(e.w.state, e.lang, f.Now().Location()); err != nil {
 			return err
 		}
+		if shared.View.Branches, err = teammem.DirOf(e.w.state).ReadBranches(); err != nil {
+			return err
+		}
 		if shared.Hide != nil {
 			l.Decisions = slices.DeleteFunc(l.Decisions, func(d recall.Decision) bool { return shared.Hide(&d) })
 		}
