@@ -77,25 +77,25 @@ type codexEvent struct {
 	} `json:"item"`
 	// token_count
 	Info *struct {
-		Last  *codexUsage `json:"last_token_usage"`
-		Total *codexUsage `json:"total_token_usage"`
+		Last  *codexCounts `json:"last_token_usage"`
+		Total *codexCounts `json:"total_token_usage"`
 	} `json:"info"`
 }
 
-type codexUsage struct {
+type codexCounts struct {
 	Input     int64 `json:"input_tokens"`
 	Cached    int64 `json:"cached_input_tokens"`
 	Output    int64 `json:"output_tokens"`
 	Reasoning int64 `json:"reasoning_output_tokens"`
 }
 
-func (u codexUsage) minus(o codexUsage) codexUsage {
-	return codexUsage{max(0, u.Input-o.Input), max(0, u.Cached-o.Cached), max(0, u.Output-o.Output), max(0, u.Reasoning-o.Reasoning)}
+func (u codexCounts) minus(o codexCounts) codexCounts {
+	return codexCounts{max(0, u.Input-o.Input), max(0, u.Cached-o.Cached), max(0, u.Output-o.Output), max(0, u.Reasoning-o.Reasoning)}
 }
 
 // tokens splits Codex's counts the way Tokens does: its input_tokens
 // include the cached ones, its output_tokens the reasoning ones.
-func (u codexUsage) tokens() Tokens {
+func (u codexCounts) tokens() Tokens {
 	cached := min(u.Cached, u.Input)
 	return Tokens{Input: u.Input - cached, Cached: cached, Output: u.Output, Reasoning: min(u.Reasoning, u.Output)}
 }
@@ -122,16 +122,26 @@ const maxPendingCalls = 1024
 type codexReader struct {
 	s       *Session
 	model   string
-	prev    codexUsage // the last total_token_usage
+	prev    codexCounts // the last total_token_usage
 	pending map[string]string
 	done    map[string]bool
 	fn      func(*Session, *Record) error
-	// head stops the reading at the session's metadata.
-	head bool
+	// head stops the reading at the session's metadata; usage reads
+	// only what Usage records need.
+	head, usage bool
 }
 
-func readCodex(ctx context.Context, r io.Reader, s *Session, head bool, fn func(*Session, *Record) error) error {
-	c := &codexReader{s: s, pending: map[string]string{}, done: map[string]bool{}, fn: fn, head: head}
+// codexMode says how much of a file readCodex reads.
+type codexMode uint8
+
+const (
+	codexAll       codexMode = iota
+	codexHead                // up to the session's metadata
+	codexUsageOnly           // Usage records only
+)
+
+func readCodex(ctx context.Context, r io.Reader, s *Session, mode codexMode, fn func(*Session, *Record) error) error {
+	c := &codexReader{s: s, pending: map[string]string{}, done: map[string]bool{}, fn: fn, head: mode == codexHead, usage: mode == codexUsageOnly}
 	return lines(ctx, r, c.line)
 }
 
@@ -159,7 +169,7 @@ func peekType(b []byte, key []byte) string {
 // the payload's type first, so most lines (messages, reasoning, world
 // state) are passed over without decoding them; a line laid out otherwise is
 // decoded.
-func codexWanted(line []byte) bool {
+func codexWanted(line []byte, usage bool) bool {
 	head := line[:min(len(line), 160)]
 	top := peekType(head, typeKey)
 	switch top {
@@ -172,6 +182,9 @@ func codexWanted(line []byte) bool {
 		return false
 	}
 	pt := peekType(line[:min(len(line), 200)], payloadKey)
+	if usage {
+		return pt == "" || pt == "token_count" && top == "event_msg"
+	}
 	switch pt {
 	case "":
 		return true
@@ -186,7 +199,7 @@ func codexWanted(line []byte) bool {
 var tsKey = []byte(`{"timestamp":"`)
 
 func (c *codexReader) line(b []byte, off int64) error {
-	if !codexWanted(b) {
+	if !codexWanted(b, c.usage) {
 		// Still the session's latest time, from the line's first field.
 		if rest, ok := bytes.CutPrefix(b, tsKey); ok {
 			if i := bytes.IndexByte(rest[:min(len(rest), 40)], '"'); i > 0 {
@@ -312,7 +325,7 @@ func (c *codexReader) event(e *codexEvent, rec Record) error {
 		if e.Info == nil {
 			return nil
 		}
-		var u codexUsage
+		var u codexCounts
 		switch {
 		case e.Info.Last != nil:
 			u = *e.Info.Last

@@ -22,10 +22,21 @@ import (
 // know are skipped; a compressed file cut short (still being written) ends
 // where it is cut.
 func Read(ctx context.Context, f File, fn func(*Session, *Record) error) (*Session, error) {
-	return read(ctx, f, false, fn)
+	return read(ctx, f, codexAll, fn)
 }
 
-func read(ctx context.Context, f File, head bool, fn func(*Session, *Record) error) (*Session, error) {
+// ReadUsage is Read handing over only the Usage records, faster: a Codex
+// file's messages and commands are passed over undecoded.
+func ReadUsage(ctx context.Context, f File, fn func(*Session, *Record) error) (*Session, error) {
+	return read(ctx, f, codexUsageOnly, func(s *Session, r *Record) error {
+		if r.Kind != Usage {
+			return nil
+		}
+		return fn(s, r)
+	})
+}
+
+func read(ctx context.Context, f File, mode codexMode, fn func(*Session, *Record) error) (*Session, error) {
 	s := &Session{Agent: f.Agent, Path: f.Path, Cwd: f.Cwd}
 	if fn == nil {
 		fn = func(*Session, *Record) error { return nil }
@@ -38,7 +49,7 @@ func read(ctx context.Context, f File, head bool, fn func(*Session, *Record) err
 		if r, closeR, err = open(f.Path); err != nil {
 			return s, err
 		}
-		err = readCodex(ctx, r, s, head, fn)
+		err = readCodex(ctx, r, s, mode, fn)
 		closeR()
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			err = nil
@@ -65,7 +76,7 @@ var ErrStop = errors.New("stop reading")
 // Head reads a session file only as far as what it says of its session:
 // Codex's session_meta line, a Gemini file up to its first message.
 func Head(ctx context.Context, f File) (*Session, error) {
-	return read(ctx, f, true, func(*Session, *Record) error { return ErrStop })
+	return read(ctx, f, codexHead, func(*Session, *Record) error { return ErrStop })
 }
 
 // Dirs are where the CLIs keep their files.

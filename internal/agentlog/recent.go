@@ -168,7 +168,7 @@ func ReadTail(ctx context.Context, f File, max int64, fn func(*Session, *Record)
 			}
 		}
 	}
-	err = readCodex(ctx, file, s, false, fn)
+	err = readCodex(ctx, file, s, codexAll, fn)
 	if err == ErrStop || err == io.ErrUnexpectedEOF {
 		err = nil
 	}

@@ -26,8 +26,8 @@ func ScanAgent(ctx context.Context, files []agentlog.File, opts Options) (*Repor
 	}
 	t := newTable()
 	for _, f := range files {
-		_, err := agentlog.Read(ctx, f, func(s *agentlog.Session, r *agentlog.Record) error {
-			if r.Kind != agentlog.Usage || r.Time.IsZero() {
+		_, err := agentlog.ReadUsage(ctx, f, func(s *agentlog.Session, r *agentlog.Record) error {
+			if r.Time.IsZero() {
 				return nil
 			}
 			t.push(&resp{ts: r.Time.UnixMilli(), session: s.ID, model: r.Model,
