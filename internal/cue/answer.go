@@ -447,7 +447,9 @@ func fenced(head string, lines []string, tail string, max int, lang i18n.Lang) s
 // NotebookEdit) of a file an approved decision or a recent failure names,
 // the decision or the failure; for a Bash command whose program and
 // subcommand failed within FailureAge and has not worked as it failed
-// since, how it went last time and the line that worked after.
+// since, how it went last time and the line that worked after, when a line
+// worked after it or it failed more than once: else the note would only
+// repeat the error.
 func Tool(ctx context.Context, o Options, tool, file, cmd string) (text string, err error) {
 	defer guard(&err)()
 	switch {
@@ -519,6 +521,12 @@ func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
 		}
 	}
 	if h.last == nil || o.Now.Sub(h.last.TS) > FailureAge || h.resolved() || slices.Contains(h.worked, cmd) {
+		return "", nil
+	}
+	if len(h.worked) == 0 && h.fails < 2 {
+		// The note reaches the model after the call's own result: one
+		// failure and no line that worked after it would only repeat an
+		// error it has just read, or one that no longer matters.
 		return "", nil
 	}
 	e = failureEntry(h)

@@ -11,9 +11,10 @@ import (
 // line of several commands (cd x && go test ./...) the first one that is
 // not only a change of folder or an assignment. Environment assignments,
 // sudo, env and time before the program are skipped; the program is its
-// base name. The subcommand is the first argument when it is a plain word
-// (not a flag, a path or a file name). It returns "" when the line names
-// no program.
+// base name; a shell or a runtime before a script or a -c command is
+// skipped too (sh ./deploy.sh staging is ./deploy.sh staging). The
+// subcommand is the first argument when it is a plain word (not a flag, a
+// path or a file name). It returns "" when the line names no program.
 func CommandKey(line string) string {
 	for key := range commandKeys(line) {
 		return key
@@ -56,10 +57,35 @@ func segmentKey(seg string) string {
 	if prog == "" || prog == "." || prog == "/" {
 		return ""
 	}
+	if interpreter(prog) {
+		// sh ./deploy.sh staging runs deploy.sh, as ./deploy.sh staging
+		// does; bash -c "go test ./..." runs go test. The interpreter
+		// alone says nothing of which command failed.
+		rest := f[1:]
+		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+			if rest[0] == "-c" && len(rest) > 1 {
+				return segmentKey(strings.Trim(strings.Join(rest[1:], " "), `"'`))
+			}
+			rest = rest[1:]
+		}
+		if len(rest) > 0 {
+			return segmentKey(strings.Join(rest, " "))
+		}
+	}
 	if len(f) > 1 && plainWord(f[1]) {
 		return prog + " " + f[1]
 	}
 	return prog
+}
+
+// interpreter is true for the shells and language runtimes that run the
+// script or command after them.
+func interpreter(prog string) bool {
+	switch prog {
+	case "sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python3", "node", "ruby", "perl", "php", "bun", "deno":
+		return true
+	}
+	return false
 }
 
 // wrapper is true for the programs that run the command after them.

@@ -22,8 +22,11 @@ func TestAnswersFenceWhatTheyQuote(t *testing.T) {
 	j := journal.Open(d.Root, journal.Options{})
 	exit := 1
 	file := filepath.Join(wt, "deploy.sh")
-	mustAppend(t, j, journal.Record{TS: fixtureNow.Add(-3 * time.Minute), Event: "PostToolUseFailure", Tool: "Bash", Session: "now", Worktree: wt,
-		Cmd: "terraform apply", Exit: &exit, Error: planted + "\nmore output"})
+	// Twice: a command note comes for a failure that recurs.
+	for _, ago := range []time.Duration{4 * time.Minute, 3 * time.Minute} {
+		mustAppend(t, j, journal.Record{TS: fixtureNow.Add(-ago), Event: "PostToolUseFailure", Tool: "Bash", Session: "now", Worktree: wt,
+			Cmd: "terraform apply", Exit: &exit, Error: planted + "\nmore output"})
+	}
 	mustAppend(t, j, journal.Record{TS: fixtureNow.Add(-2 * time.Minute), Event: "PostToolUseFailure", Tool: "Edit", File: file, Session: "now", Worktree: wt,
 		Error: planted})
 	ctx := context.Background()

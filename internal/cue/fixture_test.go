@@ -61,6 +61,9 @@ var fixtureCommands = []struct {
 	{"go vet ./...", 0, ""},
 	{"go vet ./internal/billing", 1, "internal/billing/money.go:7:2: unreachable code"},
 	{"go vet ./internal/billing", 0, ""},
+	{"./deploy.sh staging", 3, "deploy: DB_URL is not set"},
+	{"sh ./seed.sh", 0, ""},
+	{"DB_URL=… ./deploy.sh staging", 0, ""},
 }
 
 // writeFixture writes the fixture repository's state: decisions, the

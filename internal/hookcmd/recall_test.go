@@ -23,7 +23,7 @@ import (
 )
 
 // recallRepo is a git repository with one approved decision and one
-// failed command in its recall file.
+// command that failed twice in its recall file.
 func recallRepo(t *testing.T) (repo string, d state.Dir) {
 	t.Helper()
 	repo = t.TempDir()
@@ -42,8 +42,11 @@ func recallRepo(t *testing.T) (repo string, d state.Dir) {
 	}
 	j := journal.Open(d.Root, journal.Options{})
 	exit := 2
-	if err := j.Append(journal.Record{TS: now.Add(-time.Hour), Event: "PostToolUseFailure", Tool: "Bash", Session: "old", Worktree: repo, Cmd: "make migrate", Exit: &exit, Error: "no such file"}); err != nil {
-		t.Fatal(err)
+	// Twice: a note comes before a command whose failure recurs.
+	for _, ago := range []time.Duration{2 * time.Hour, time.Hour} {
+		if err := j.Append(journal.Record{TS: now.Add(-ago), Event: "PostToolUseFailure", Tool: "Bash", Session: "old", Worktree: repo, Cmd: "make migrate", Exit: &exit, Error: "no such file"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := cue.Build(context.Background(), cue.BuildOptions{State: d, Journal: j, Now: now}); err != nil {
 		t.Fatal(err)

@@ -35,19 +35,20 @@ func TestPlantedFailureReachesTheModelFenced(t *testing.T) {
 	env.WriteProjectSettings(t, claudetest.HookSettings(filepath.Join(bin, "baton-hook"),
 		"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"))
 
-	// Session 1: the command fails, then the model runs it again.
+	// Session 1: the command fails, twice, then the model runs it again:
+	// the third run's note says the failure recurs.
 	deploy := map[string]string{"command": "make deploy", "description": "Deploy"}
-	server.Add(modelserver.ToolUse("Bash", deploy), modelserver.ToolUse("Bash", deploy), modelserver.Text("The deploy fails."))
+	server.Add(modelserver.ToolUse("Bash", deploy), modelserver.ToolUse("Bash", deploy), modelserver.ToolUse("Bash", deploy), modelserver.Text("The deploy fails."))
 	env.Run(t, "-p", "deploy the site", "--allowedTools", "Bash")
 	reqs := server.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("%d requests in session 1; want 3", len(reqs))
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests in session 1; want 4", len(reqs))
 	}
 	if got := reqs[1].LastToolResult(); !strings.Contains(got, plantedOrder) {
 		t.Fatalf("the failing command's result = %q; want its planted output", got)
 	}
 	note := ""
-	for _, m := range reqs[2].Messages {
+	for _, m := range reqs[3].Messages {
 		for _, c := range m.Content {
 			if strings.Contains(c.Text, "`make deploy` failed earlier") {
 				note = c.Text
@@ -61,11 +62,11 @@ func TestPlantedFailureReachesTheModelFenced(t *testing.T) {
 	server.Add(modelserver.Text("It failed with exit 3."))
 	env.Run(t, "-p", "why did make deploy fail last time?")
 	reqs = server.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("%d requests after session 2; want 4", len(reqs))
+	if len(reqs) != 5 {
+		t.Fatalf("%d requests after session 2; want 5", len(reqs))
 	}
 	var brief, recall string
-	for _, m := range reqs[3].Messages {
+	for _, m := range reqs[4].Messages {
 		for _, c := range m.Content {
 			// The CLI may put both hooks' text in one block.
 			if strings.Contains(c.Text, "## baton: where this worktree stands") {
@@ -78,7 +79,7 @@ func TestPlantedFailureReachesTheModelFenced(t *testing.T) {
 	}
 	mustBeData(t, "the briefing the model got", brief, plantedOrder, plantedHeading)
 	mustBeData(t, "the recall the model got", recall, plantedOrder)
-	if sent := reqs[3].Text(); !quotetest.Inside(sent, plantedOrder) || !quotetest.Inside(sent, plantedHeading) {
+	if sent := reqs[4].Text(); !quotetest.Inside(sent, plantedOrder) || !quotetest.Inside(sent, plantedHeading) {
 		t.Errorf("the planted text reached the model outside a quoted block somewhere in:\n%s", sent)
 	}
 	t.Logf("briefing as the model got it:\n%s", brief)
