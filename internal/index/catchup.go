@@ -118,8 +118,10 @@ type writer struct {
 	insFTS *sql.Stmt
 	// insStrong adds the strong tiers' columns to strong_fts.
 	insStrong *sql.Stmt
-	n         int
-	sessions  map[string]*sessionAcc
+	// twins find a message's document from the other source (twinQueries).
+	twins    [2]*sql.Stmt
+	n        int
+	sessions map[string]*sessionAcc
 	// recount are sessions whose transcript was replaced: their messages
 	// are counted again.
 	recount map[string]bool
@@ -454,7 +456,14 @@ func (w *writer) begin(ctx context.Context) error {
 		tx.Rollback()
 		return fmt.Errorf("catch up: %w", classify(err))
 	}
-	w.tx, w.ins, w.insFTS, w.insStrong, w.n = tx, ins, insFTS, insStrong, 0
+	var twins [2]*sql.Stmt
+	for i, q := range twinQueries {
+		if twins[i], err = tx.PrepareContext(ctx, q); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("catch up: %w", classify(err))
+		}
+	}
+	w.tx, w.ins, w.insFTS, w.insStrong, w.twins, w.n = tx, ins, insFTS, insStrong, twins, 0
 	return nil
 }
 
@@ -541,24 +550,30 @@ type twin struct {
 	hidden bool
 }
 
+// twinQueries find the document of a message (by its key) from the other
+// source: a journal document's transcript twin, a transcript document's
+// journal twin.
+var twinQueries = [2]string{
+	`SELECT t.id, '', '', 0 FROM docs t WHERE t.msg = ? AND t.kind = 'transcript'
+		AND NOT EXISTS (SELECT 1 FROM docs j WHERE j.twin = t.id) ORDER BY t.id LIMIT 1`,
+	`SELECT j.id, j.worktree, j.branch, j.twin != 0 FROM docs j WHERE j.msg = ? AND j.kind = 'journal'
+		AND (j.twin = 0 OR NOT EXISTS (SELECT 1 FROM docs t WHERE t.id = j.twin)) ORDER BY j.id LIMIT 1`,
+}
+
 // twinOf finds the document of d's message from the other source: for a
 // journal prompt or answer, its transcript document that no journal
 // document claimed yet; for a transcript message, its journal document
 // without a transcript document (or whose transcript document is gone).
 func (w *writer) twinOf(ctx context.Context, d *doc) (twin, error) {
 	var t twin
-	var q string
-	switch {
-	case d.msg == "":
+	if d.msg == "" {
 		return t, nil
-	case d.kind == KindJournal:
-		q = `SELECT t.id, '', '', 0 FROM docs t WHERE t.msg = ? AND t.kind = 'transcript'
-			AND NOT EXISTS (SELECT 1 FROM docs j WHERE j.twin = t.id) ORDER BY t.id LIMIT 1`
-	default:
-		q = `SELECT j.id, j.worktree, j.branch, j.twin != 0 FROM docs j WHERE j.msg = ? AND j.kind = 'journal'
-			AND (j.twin = 0 OR NOT EXISTS (SELECT 1 FROM docs t WHERE t.id = j.twin)) ORDER BY j.id LIMIT 1`
 	}
-	err := w.tx.QueryRowContext(ctx, q, d.msg).Scan(&t.id, &t.worktree, &t.branch, &t.hidden)
+	q := w.twins[1]
+	if d.kind == KindJournal {
+		q = w.twins[0]
+	}
+	err := q.QueryRowContext(ctx, d.msg).Scan(&t.id, &t.worktree, &t.branch, &t.hidden)
 	if errors.Is(err, sql.ErrNoRows) {
 		return twin{}, nil
 	}

@@ -350,6 +350,9 @@ func (d *doc) addWritten(i int, text string) {
 	}
 	var kept, aside []string
 	settled := false
+	// Most messages hold no word that settles anything: their sentences
+	// are not looked at one by one for it.
+	maySettle := settles(prose)
 	list := listShaped(prose)
 	for line := range strings.Lines(prose) {
 		if list && listLine(line) {
@@ -362,7 +365,7 @@ func (d *doc) addWritten(i int, text string) {
 				continue
 			}
 			kept = append(kept, s)
-			settled = settled || settles(s) && !guess(s)
+			settled = settled || maySettle && settles(s) && !guess(s)
 		}
 	}
 	if settled {
