@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/baton-cli/baton/internal/stated"
 )
 
 // proposedDecision is the decision a proposal the person approved holds,
@@ -12,8 +14,8 @@ import (
 // reason the proposal gives ("because 8080 is the proxy's", "8080 clashed
 // with the proxy, so I'd keep 8081") when the sentence has none. A status
 // line before it ("Added /health and switched the server to port 8081.")
-// is not the decision. Without a proposing sentence it is the proposal's
-// first sentence.
+// is not the decision. Without a proposing sentence it is the decision the
+// proposal states (see package stated), else its first sentence.
 func proposedDecision(proposal string) string {
 	ss := sentences(proposal)
 	what, why := "", ""
@@ -23,6 +25,12 @@ func proposedDecision(proposal string) string {
 		}
 	}
 	if what == "" {
+		// No proposing sentence: a decision stated outright ("We will use
+		// port 8081 because 8080 is taken."), the last one, else the first
+		// sentence.
+		if ds := stated.Find(proposal); len(ds) > 0 {
+			return ds[len(ds)-1].Line()
+		}
 		return firstSentence(proposal)
 	}
 	if why == "" && !reasonRE().MatchString(what) {
