@@ -9,6 +9,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/textcut"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 // Maker makes a route's L1 and L2 entries. It is used by commands and
@@ -59,9 +60,11 @@ type RecentOptions struct {
 
 // MakeRecent makes an L1 entry from the newest records and appends it, and
 // records the approval candidates found in them. It writes nothing and
-// returns ok false when there are no records, or when the newest entry
-// already covers the same records (unless this one is for a compaction and
-// that one is not). A summarizer error leaves the layer as it was.
+// returns ok false when there are no records, when a session's are only
+// talk (no tool call, no request for work: "hello", "where are we?"), or
+// when the newest entry already covers the same records (unless this one
+// is for a compaction and that one is not). A summarizer error leaves the
+// layer as it was.
 func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok bool, err error) {
 	now := m.Now()
 	all := o.Entries
@@ -75,6 +78,13 @@ func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok b
 	}
 	if _, err := AddCandidates(m.Files, FindCandidates(all, m.Phrases), now); err != nil {
 		m.Log.Warn("record approval candidates", "err", err)
+	}
+	if o.Entries == nil && chatOnly(all) {
+		// A session that only greeted or asked ("hello", "where are
+		// we?"): nothing of the work to sum up, and its entry would stand
+		// in for the last one that had some. (A host's chat thread is its
+		// work.)
+		return r, false, nil
 	}
 	entries := all
 	if len(entries) > m.Records {
@@ -121,6 +131,21 @@ func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok b
 		return r, false, err
 	}
 	return r, true, nil
+}
+
+// chatOnly reports whether entries hold no work: no tool call and no
+// prompt asking for work (wtstate.IsWork, or a "new task:").
+func chatOnly(entries []Entry) bool {
+	for i := range entries {
+		e := &entries[i]
+		if journal.ToolCall(e.Event, e.Tool) {
+			return false
+		}
+		if _, explicit := wtstate.NewTask(e.Prompt); explicit || e.Prompt != "" && wtstate.IsWork(e.Prompt) {
+			return false
+		}
+	}
+	return true
 }
 
 // FindApprovals records the approval candidates among a session's newest

@@ -126,6 +126,36 @@ func TestMakeRecentGoalIsTheTask(t *testing.T) {
 	}
 }
 
+// TestMakeRecentSkipsTalk: a session that only greeted or asked where
+// things stand leaves no L1 entry, so the last entry that summed up work
+// stays the newest; a session that did work, or asked for it, leaves one.
+func TestMakeRecentSkipsTalk(t *testing.T) {
+	day := time.Date(2026, 5, 13, 9, 0, 0, 0, fixedNow().Location())
+	rec := func(m int, session, event, prompt, msg, tool string) journal.Record {
+		return journal.Record{TS: day.Add(time.Duration(m) * time.Minute), Event: event, Session: session, Prompt: prompt, Message: msg, Tool: tool}
+	}
+	for _, tt := range []struct {
+		name string
+		recs []journal.Record
+		want bool
+	}{
+		{"a greeting", []journal.Record{rec(1, "s", "UserPromptSubmit", "hello", "", ""), rec(2, "s", "Stop", "", "Hello! How can I help?", "")}, false},
+		{"questions", []journal.Record{rec(1, "s", "UserPromptSubmit", "where are we?", "", ""), rec(2, "s", "Stop", "", "The deploy works now.", ""),
+			rec(3, "s", "UserPromptSubmit", "今どこまで？", "", ""), rec(4, "s", "Stop", "", "デプロイは動いています。", "")}, false},
+		{"a tool call", []journal.Record{rec(1, "s", "UserPromptSubmit", "hello", "", ""), rec(2, "s", "PostToolUse", "", "", "Bash")}, true},
+		{"a request for work", []journal.Record{rec(1, "s", "UserPromptSubmit", "Add a /health endpoint that returns the build version", "", ""), rec(2, "s", "Stop", "", "Shall I use JSON?", "")}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := stateDir(t)
+			m := maker(d, writeJournal(t, d, tt.recs...), fixedNow())
+			_, ok, err := m.MakeRecent(context.Background(), RecentOptions{Session: "s", Trigger: "SessionEnd"})
+			if err != nil || ok != tt.want {
+				t.Errorf("MakeRecent = %v, %v; want an entry: %v", ok, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestMakeRecentFailureKeepsThePrevious(t *testing.T) {
 	d := stateDir(t)
 	day := time.Date(2026, 5, 13, 9, 0, 0, 0, fixedNow().Location())
