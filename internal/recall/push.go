@@ -262,7 +262,10 @@ func recentText(r *Recent, loc *time.Location) string {
 	if r.Trigger != "" {
 		meta += " · " + r.Trigger
 	}
-	return "[" + meta + "]\n" + r.Text()
+	// An empty Open Loops would read as "nothing is open" beside what the
+	// briefing lists as open now: it says nothing, so it is left out.
+	secs := slices.DeleteFunc(r.sections(), func(s Section) bool { return s.Name == secLoops && len(s.Items) == 0 })
+	return "[" + meta + "]\n" + renderSections(secs, schemaOf(L1))
 }
 
 // forModel drops from a summary's items the candidates awaiting approval:

@@ -200,3 +200,42 @@ func TestPushJapanese(t *testing.T) {
 		}
 	}
 }
+
+// TestPushLeavesOutEmptyOpenLoops: a recent summary whose open loops were
+// only candidates awaiting the person (theirs, not the model's) shows no
+// "Open Loops: (none)", which would read as nothing being open beside the
+// briefing's own open items; one with loops left shows them.
+func TestPushLeavesOutEmptyOpenLoops(t *testing.T) {
+	for _, tt := range []struct {
+		loops     []string
+		want, not string
+	}{
+		{[]string{"awaiting approval: The script reads no DB_URL. [baton context approve b9be53d8]"}, "Recent Actions:", "Open Loops"},
+		{nil, "Recent Actions:", "Open Loops"},
+		{[]string{"quoted strings still split", "awaiting approval: Keep the IDs. [baton context approve 77aa01bc]"}, "Open Loops:\n- quoted strings still split", "awaiting approval"},
+	} {
+		d := stateDir(t)
+		f, err := FilesFor(d, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Recent{TS: fixedNow().Add(-time.Minute), Route: "default", Session: "s1", Summarizer: "extractive", Goal: "Fix the staging deploy",
+			Actions: []string{"Bash: ./deploy.sh staging"}, OpenLoops: tt.loops}
+		if err := appendLine(f.L1(), r); err != nil {
+			t.Fatal(err)
+		}
+		l, err := LoadLayers(PushOptions{State: d, Now: fixedNow(), Lang: i18n.EN, Budget: hook.MaxContext}, fixedNow())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		for _, it := range l.Items {
+			if it.Layer == L1 {
+				text = it.Text
+			}
+		}
+		if !strings.Contains(text, tt.want) || strings.Contains(text, tt.not) {
+			t.Errorf("loops %q: L1 text\n%s\nwant %q, not %q", tt.loops, text, tt.want, tt.not)
+		}
+	}
+}
