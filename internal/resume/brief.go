@@ -362,6 +362,16 @@ func (br *Brief) head(o BriefOptions, decisions bool) (text string, worth bool) 
 	return strings.Join(lines, "\n"), worth
 }
 
+// lastActive is when the worktree was last active: its newest record, or
+// the agent's last message when that is newer (the last message is
+// activity too, so that the ages never disagree).
+func (b *Briefing) lastActive() time.Time {
+	if b.LastMessageAt.After(b.LastActivity) && !b.LastActivity.IsZero() {
+		return b.LastMessageAt
+	}
+	return b.LastActivity
+}
+
 // carryOn is what a compacted or resumed session is told to do: keep to
 // the approved decisions when there are any, pick up from the open items
 // when there are any.
@@ -426,10 +436,22 @@ func (b *Briefing) dropApproved(o BriefOptions, items []recall.Item) error {
 		}
 	}
 	b.Stated = slices.DeleteFunc(slices.Clone(b.Stated), func(st wtstate.Statement) bool {
-		what := textnorm.Fold(cmp.Or(st.What, st.Text))
-		return slices.ContainsFunc(approved, func(a string) bool { return strings.Contains(a, what) })
+		return slices.ContainsFunc(approved, func(a string) bool { return holds(a, st) })
 	})
 	return nil
+}
+
+// holds reports whether folded text (textnorm.Fold) holds the decision st
+// states.
+func holds(folded string, st wtstate.Statement) bool {
+	return strings.Contains(folded, textnorm.Fold(cmp.Or(st.What, st.Text)))
+}
+
+// statesAny reports whether text holds one of the stated decisions the
+// briefing lists.
+func (b *Briefing) statesAny(text string) bool {
+	folded := textnorm.Fold(text)
+	return slices.ContainsFunc(b.Stated, func(st wtstate.Statement) bool { return holds(folded, st) })
 }
 
 // statedItem lists the decisions stated in the conversation and not
@@ -477,8 +499,16 @@ func (br *Brief) reviewNotes(ctx context.Context, o BriefOptions) ([]string, err
 		return nil, err
 	}
 	if !o.ForPerson {
-		if len(pending) > 0 {
-			notes = append(notes, msgAwaitingModel.Format(o.Lang, len(pending)))
+		// A candidate the briefing lists already, as a decision stated
+		// in the conversation, is not counted again.
+		n := 0
+		for _, c := range pending {
+			if !br.statesAny(c.Proposal) {
+				n++
+			}
+		}
+		if n > 0 {
+			notes = append(notes, msgAwaitingModel.Format(o.Lang, n))
 		}
 		return notes, nil
 	}
@@ -561,12 +591,7 @@ func (b *Briefing) nowItems(o BriefOptions) []string {
 		out = append(out, b.lastMessageItem(lang))
 	}
 	if !b.LastActivity.IsZero() {
-		// The last message is activity too: the two ages never disagree.
-		last := b.LastActivity
-		if b.LastMessageAt.After(last) {
-			last = b.LastMessageAt
-		}
-		lines := []string{msgNowLast.Format(lang, Ago(b.At.Sub(last), lang))}
+		lines := []string{msgNowLast.Format(lang, Ago(b.At.Sub(b.lastActive()), lang))}
 		if len(b.TopFiles) > 0 && !b.SetupOnly {
 			lines = append(lines, msgNowFiles.In(lang))
 			for _, f := range b.TopFiles {

@@ -130,7 +130,7 @@ func (br *Brief) JSON() ([]byte, error) {
 		Source: b.Source, Task: cmp.Or(b.Task, b.fileTask), Updated: timeOrNull(b.Updated), Status: string(b.Status),
 		Stale: b.Stale, Now: orEmpty(b.Doing), Next: orEmpty(b.Next),
 		StateFile: b.StateFile, StateFileBroken: b.StateBroken(), StateIgnored: b.StateIgnored,
-		LastActivity: timeOrNull(b.LastActivity), Records: b.Records,
+		LastActivity: timeOrNull(b.lastActive()), Records: b.Records,
 		TopFiles: b.TopFiles, Commands: orEmpty(b.Commands), SetupOnly: b.SetupOnly,
 		Worktree: b.Worktree, Branch: b.Branch, Text: br.Text,
 		TaskSource: b.TaskFrom, PreviousTask: b.PreviousTask, Failing: b.Failing, Unanswered: orEmpty(b.Unanswered),
@@ -156,8 +156,8 @@ func (br *Brief) JSON() ([]byte, error) {
 	if b.StateError != nil {
 		j.StateFileError = b.StateError.Error()
 	}
-	if !b.LastActivity.IsZero() {
-		age := int64(b.At.Sub(b.LastActivity) / time.Second)
+	if last := b.lastActive(); !last.IsZero() {
+		age := int64(b.At.Sub(last) / time.Second)
 		j.LastActivityAge = &age
 	}
 	if e := b.Elsewhere; e != nil {

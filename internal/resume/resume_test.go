@@ -129,7 +129,7 @@ func TestBuild(t *testing.T) {
 				source: FromState, task: "エクスポート機能のリファクタ R3", updated: str("2026-05-10T16:00:00+09:00"), status: "in_progress",
 				now:          []string{"CSV 出力のストリーミング化", "メモリ使用量の計測"},
 				next:         []string{"writer を io.Writer 受けにする"},
-				lastActivity: str("2026-05-10T11:50:00Z"), age: num(600), records: 30,
+				lastActivity: str("2026-05-10T11:51:00Z"), age: num(540), records: 30,
 				topFiles: journalOnlyFiles, commands: journalOnlyCommands,
 			},
 		},
@@ -155,7 +155,7 @@ func TestBuild(t *testing.T) {
 			want: want{
 				source: FromJournal, task: "エクスポート機能のリファクタ R3", updated: str("2026-05-10T18:00:00+09:00"), status: "completed",
 				now: []string{}, next: []string{},
-				lastActivity: str("2026-05-10T11:50:00Z"), age: num(600), records: 30,
+				lastActivity: str("2026-05-10T11:51:00Z"), age: num(540), records: 30,
 				topFiles: journalOnlyFiles, commands: journalOnlyCommands,
 			},
 		},
@@ -163,7 +163,7 @@ func TestBuild(t *testing.T) {
 			name: "state-broken-yaml",
 			want: want{
 				source: FromJournal, broken: true, now: []string{}, next: []string{},
-				lastActivity: str("2026-05-10T11:50:00Z"), age: num(600), records: 30,
+				lastActivity: str("2026-05-10T11:51:00Z"), age: num(540), records: 30,
 				topFiles: journalOnlyFiles, commands: journalOnlyCommands,
 			},
 		},
@@ -171,7 +171,7 @@ func TestBuild(t *testing.T) {
 			name: "state-no-frontmatter",
 			want: want{
 				source: FromJournal, broken: true, now: []string{}, next: []string{},
-				lastActivity: str("2026-05-10T11:50:00Z"), age: num(600), records: 30,
+				lastActivity: str("2026-05-10T11:51:00Z"), age: num(540), records: 30,
 				topFiles: journalOnlyFiles, commands: journalOnlyCommands,
 			},
 		},
@@ -183,7 +183,7 @@ func TestBuild(t *testing.T) {
 			name: "journal-only",
 			want: want{
 				source: FromJournal, now: []string{}, next: []string{},
-				lastActivity: str("2026-05-10T11:50:00Z"), age: num(600), records: 30,
+				lastActivity: str("2026-05-10T11:51:00Z"), age: num(540), records: 30,
 				topFiles: journalOnlyFiles, commands: journalOnlyCommands,
 			},
 		},
@@ -192,7 +192,7 @@ func TestBuild(t *testing.T) {
 			opts: func(o *Options) { o.Records = 3 },
 			want: want{
 				source: FromJournal, now: []string{}, next: []string{},
-				lastActivity: str("2026-05-10T11:50:00Z"), age: num(600), records: 3,
+				lastActivity: str("2026-05-10T11:51:00Z"), age: num(540), records: 3,
 				topFiles: []FileCount{{"/etc/hosts", 1}, {".claude/session-state/current.md", 1}}, commands: []string{"go vet ./..."},
 			},
 		},

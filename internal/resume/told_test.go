@@ -291,6 +291,14 @@ func TestStatedDecisionsCarried(t *testing.T) {
 		{53, journal.Record{Event: "PreCompact", Session: "s1", Trigger: "manual"}, ""},
 		{53, journal.Record{Event: "SessionStart", Session: "s1", Source: "compact"}, ""},
 	}, nil)
+	// The person's "OK." made the proposal before it a candidate: the
+	// briefing lists it as stated and does not count it again.
+	if _, err := recall.AddCandidates(f, []recall.Candidate{
+		{ID: "5eaf9820", TS: at(57), Session: "s1", Phrase: "OK", Approval: "OK.", Proposal: said, Status: recall.StatusPending},
+		{ID: "77aa01bc", TS: at(57), Session: "s1", Phrase: "OK", Approval: "OK", Proposal: "Keep the old IDs.", Status: recall.StatusPending},
+	}, at(57)); err != nil {
+		t.Fatal(err)
+	}
 	br := startBriefs(t, st, "s1", "compact", at(53))
 	en, ja := br[i18n.EN].Text, br[i18n.JA].Text
 	for _, w := range []string{
@@ -298,6 +306,7 @@ func TestStatedDecisionsCarried(t *testing.T) {
 		"- JSON logs because the collector parses them (said by the person, 4 minutes ago)",
 		"- Use port 8081 because 8080 is taken (said by the agent, 5 minutes ago)",
 		"Carry on with this task: pick up from the open items below.",
+		"1 proposed decision(s) await the person's review (not decided yet).",
 	} {
 		if !strings.Contains(en, w) {
 			t.Errorf("briefing lacks %q:\n%s", w, en)
