@@ -27,6 +27,10 @@ type InitOptions struct {
 	// MCP registers `baton mcp` as the project's MCP server (the default
 	// in a repository; with User only when asked); NoMCP leaves it out.
 	MCP, NoMCP bool
+	// StatusLine sets baton's status line too (with Uninstall: removes only
+	// it); Force replaces a status line of the person's own, which is kept
+	// to be put back by --uninstall.
+	StatusLine, Force bool
 }
 
 // NewCmdInit builds `baton init`, which wires Claude Code's hooks to baton.
@@ -45,7 +49,10 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 			"(--no-mcp skips it; a .mcp.json git tracks is changed only with --shared). Files written for\n" +
 			"this machine only are added to .git/info/exclude.\n" +
 			"Other settings and hooks are kept. Running it twice changes nothing; --uninstall removes\n" +
-			"exactly what it added.",
+			"exactly what it added.\n" +
+			"--statusline also sets Claude Code's status line to `baton-hook statusline` (or `baton\n" +
+			"statusline`). A status line of your own is never replaced without --force, and then it is\n" +
+			"kept: --uninstall puts it back.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Shared && opts.User {
@@ -67,6 +74,8 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "message language: ja or en")
 	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "register baton mcp in the repository's .mcp.json also with --user (the default otherwise)")
 	cmd.Flags().BoolVar(&opts.NoMCP, "no-mcp", false, "do not register baton mcp (with --uninstall: leave it registered)")
+	cmd.Flags().BoolVar(&opts.StatusLine, "statusline", false, "set baton's status line too (with --uninstall: remove only it)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "with --statusline, replace a status line of your own (--uninstall puts it back)")
 	return cmd
 }
 
@@ -109,11 +118,6 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	if repoErr != nil && !opts.User {
 		return errors.New(msgNeedRepo.Format(lang, repoErr))
 	}
-	if opts.MCP || !opts.NoMCP && !opts.User {
-		if err := initMCP(ctx, f, repo, repoErr, opts.Shared, opts.Uninstall, lang); err != nil {
-			return err
-		}
-	}
 	local, shared, user := claudecode.SettingsPaths(f.Getenv("HOME"), repo.Worktree)
 	path := local
 	switch {
@@ -125,7 +129,31 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 
 	out := f.IO.Out
 	command := hookCommand(opts.Command, opts.Shared, exec.LookPath)
+	// Where a status line of the person's own is kept while baton's
+	// replaces it: the user's folder, or the repository's state folder.
+	saveRoot, save := "", filepath.Join(filepath.Dir(path), ".baton-statusline-saved.json")
+	if !opts.User && repoErr == nil {
+		sd := state.For(repo)
+		saveRoot, save = sd.Base(), filepath.Join(sd.Root, "statusline-saved-"+filepath.Base(path))
+	}
+	if opts.StatusLine && opts.Uninstall {
+		return uninstallStatusLine(ctx, f, path, saveRoot, save, lang)
+	}
+	// The status line first: refused, it leaves every file as it was.
+	if opts.StatusLine && !opts.Uninstall {
+		if err := installStatusLine(ctx, f, path, saveRoot, save, opts.Shared, opts.Force, lang); err != nil {
+			return err
+		}
+	}
+	if opts.MCP || !opts.NoMCP && !opts.User {
+		if err := initMCP(ctx, f, repo, repoErr, opts.Shared, opts.Uninstall, lang); err != nil {
+			return err
+		}
+	}
 	if opts.Uninstall {
+		if err := uninstallStatusLine(ctx, f, path, saveRoot, save, lang); err != nil {
+			return err
+		}
 		ch, err := claudecode.UninstallHooks(ctx, path, command)
 		if err != nil {
 			return err
@@ -170,6 +198,54 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		}
 	}
 	fmt.Fprintln(out, msgInitNext.In(lang))
+	return nil
+}
+
+var (
+	msgStatusLineSet  = i18n.Msg{JA: "ステータスライン（%s）を %s に設定しました", EN: "Set the status line (%s) in %s"}
+	msgStatusLineKept = i18n.Msg{JA: "%s の置き換えたステータスラインは %s に保存しました（--uninstall で戻ります）", EN: "Saved the status line it replaced in %s to %s (--uninstall puts it back)"}
+	msgStatusLineOwn  = i18n.Msg{JA: "%s には独自のステータスラインがあるため変更しません。置き換えるには --force を付けてください（元の設定は --uninstall で戻ります）", EN: "%s has a status line of its own; left as it is. Add --force to replace it (--uninstall puts it back)"}
+	msgStatusLineGone = i18n.Msg{JA: "%s から baton のステータスラインを外しました", EN: "Removed baton's status line from %s"}
+)
+
+// installStatusLine sets baton's status line in the settings file path.
+func installStatusLine(ctx context.Context, f *Factory, path, saveRoot, save string, shared, force bool, lang i18n.Lang) error {
+	command := claudecode.StatusLineDefault
+	switch {
+	case shared:
+		command = claudecode.StatusLineShared
+	default:
+		if _, err := exec.LookPath(claudecode.HookProgram); err == nil {
+			command = claudecode.StatusLineProgram
+		}
+	}
+	_, hadSaved := os.Stat(save)
+	ch, err := claudecode.InstallStatusLine(ctx, path, saveRoot, save, command, force)
+	if errors.Is(err, claudecode.ErrOwnStatusLine) {
+		return errors.New(msgStatusLineOwn.Format(lang, path))
+	}
+	if err != nil {
+		return err
+	}
+	if len(ch.Added) > 0 {
+		fmt.Fprintln(f.IO.Out, msgStatusLineSet.Format(lang, command, path))
+		if _, err := os.Stat(save); err == nil && hadSaved != nil {
+			fmt.Fprintln(f.IO.Out, msgStatusLineKept.Format(lang, path, save))
+		}
+	}
+	return nil
+}
+
+// uninstallStatusLine removes baton's status line from path, putting back
+// the one it replaced.
+func uninstallStatusLine(ctx context.Context, f *Factory, path, saveRoot, save string, lang i18n.Lang) error {
+	ch, err := claudecode.UninstallStatusLine(ctx, path, saveRoot, save)
+	if err != nil {
+		return err
+	}
+	if len(ch.Removed) > 0 {
+		fmt.Fprintln(f.IO.Out, msgStatusLineGone.Format(lang, path))
+	}
 	return nil
 }
 

@@ -32,6 +32,13 @@ func Run(f *cmdenv.Factory, lang string) {
 					l.Recorded = p.SessionID != "" && ws.Session(p.SessionID) != nil
 				}
 				l.Status = ReadStatus(sd)
+				if l.Status == nil {
+					// An empty status file asks the hook for the first
+					// refresh (it refreshes only files that are there).
+					if _, err := os.Lstat(Path(sd)); os.IsNotExist(err) {
+						_ = WriteStatus(sd, &Status{})
+					}
+				}
 			}
 		}
 	}

@@ -9,9 +9,10 @@
 // Claude Code runs it every few seconds, so it reads only small files the
 // hook keeps: the worktree's state.json and the state folder's
 // statusline.json, which `baton statusline --refresh` writes (the hook
-// starts it in the background when the file is older than RefreshAfter). It
-// opens no database, calls no network and waits on no lock. Whatever is
-// missing is left out of the line; it never fails.
+// starts it in the background when the file is older than RefreshAfter; the
+// line writes an empty one once, where there is none, to ask for the
+// first). It opens no database, calls no network and waits on no lock.
+// Whatever is missing is left out of the line; it never fails.
 package statusline
 
 import (
