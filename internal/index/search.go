@@ -128,10 +128,9 @@ func (h *Hit) Marked(open, close string) string {
 // term frequency saturates, so a word said many times pays little more than
 // a word said twice; output that repeats it was put in the log column. The
 // documents of a session that made an approved decision matching the query
-// count boostDecided times as much, and those of a session with a message
-// settling something that names one of the query's words, or that settled
-// something and is among the tier's best, boostSettled times: what a
-// session did with a topic counts, not how often it named it. Ties go to
+// count boostDecided times as much, and those of a session among the
+// tier's best that holds a message settling something boostSettled times:
+// what a session did with a topic counts, not how often it named it. Ties go to
 // the newest. The three strongest tiers are ranked in strong_fts, which
 // holds only their columns: a document's length there is the length of its
 // decisions, settling messages and prompts, not of the tool output beside
@@ -144,9 +143,8 @@ const (
 	// textColumns are the columns a query's words are looked for in.
 	textColumns = "{hi said prompt text aside tool log meta}"
 	// decidedSessions is how many sessions of matching decisions are
-	// boosted, settledSessions how many sessions of settling messages.
+	// boosted.
 	decidedSessions = 3
-	settledSessions = 5
 )
 
 // A tier is ranked in table, among the documents matching in columns, with
@@ -177,18 +175,16 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A session settling the topic names one of its words at least.
-	words, plain := relaxedQuery(q.Text)
-	anyWord := match
-	if plain {
-		anyWord, _ = orQuery(words)
-	}
-	res, err := ix.search(ctx, q, match, anyWord, terms)
-	if err != nil || res.Total > 0 || !plain {
+	res, err := ix.search(ctx, q, match, terms)
+	if err != nil || res.Total > 0 {
 		return res, err
 	}
+	words, ok := relaxedQuery(q.Text)
+	if !ok {
+		return res, nil
+	}
 	match, terms = orQuery(words)
-	res, err = ix.search(ctx, q, match, anyWord, terms)
+	res, err = ix.search(ctx, q, match, terms)
 	if err != nil {
 		return nil, err
 	}
@@ -203,9 +199,7 @@ type scored struct {
 	score float64 // bm25: lower is better
 }
 
-// search finds the documents matching match; anyWord matches a document
-// holding any of the query's words.
-func (ix *Index) search(ctx context.Context, q Query, match, anyWord string, terms []string) (*Results, error) {
+func (ix *Index) search(ctx context.Context, q Query, match string, terms []string) (*Results, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -223,10 +217,7 @@ func (ix *Index) search(ctx context.Context, q Query, match, anyWord string, ter
 		}
 		kindFilter = "kind : (" + strings.Join(kinds, " OR ") + ") AND "
 	}
-	f := filter{
-		in:  func(columns string) string { return kindFilter + columns + " : (" + match + ")" },
-		any: func(columns string) string { return kindFilter + columns + " : (" + anyWord + ")" },
-	}
+	f := filter{in: func(columns string) string { return kindFilter + columns + " : (" + match + ")" }}
 	if !q.Since.IsZero() {
 		f.since = []any{q.Since.UnixMilli()}
 	}
@@ -286,8 +277,8 @@ func (ix *Index) search(ctx context.Context, q Query, match, anyWord string, ter
 // filter is what a search asks of every document besides its words.
 type filter struct {
 	// in puts the query's match in a column filter, with the kinds asked
-	// for; any does the same with a match of any of the query's words.
-	in, any func(columns string) string
+	// for.
+	in func(columns string) string
 	// since holds the oldest time asked for, when one is.
 	since []any
 }
@@ -355,36 +346,22 @@ type boost struct {
 	factor   float64
 }
 
-// boosts returns the sessions boosted for a query: those of the approved
-// decisions matching it (f.in puts the query's match in columns), and those
-// of the messages settling something that hold any of its words (f.any).
+// boosts returns the sessions boosted for a query whatever the tier: those
+// of the approved decisions matching it.
 func (ix *Index) boosts(ctx context.Context, f filter) ([]boost, error) {
-	var out []boost
-	for _, b := range []struct {
-		match  string
-		n      int
-		factor float64
-	}{
-		{"kind : decision AND " + f.in("{hi}"), decidedSessions, boostDecided},
-		{f.any("{said}"), settledSessions, boostSettled},
-	} {
-		sessions, err := ix.sessionsOf(ctx, b.match, b.n)
-		if err != nil {
-			return nil, err
-		}
-		if len(sessions) > 0 {
-			out = append(out, boost{sessions, b.factor})
-		}
+	sessions, err := ix.sessionsOf(ctx, "kind : decision AND "+f.in("{hi}"), decidedSessions)
+	if err != nil || len(sessions) == 0 {
+		return nil, err
 	}
-	return out, nil
+	return []boost{{sessions, boostDecided}}, nil
 }
 
 // ranked returns the n best documents of tier t, best first: the best by
 // its bm25, merged with the n best of each boost's sessions, boosted, a
 // document keeping its best score. The sessions settling something among
-// those of the tier's window best documents are boosted as the settled
-// sessions are. Each list is exact, so the merge is; the window does not
-// depend on n, so neither do the sessions boosted, and pages agree.
+// those of the tier's window best documents are boosted boostSettled
+// times. Each list is exact, so the merge is; the window does not depend on
+// n, so neither do the sessions boosted, and pages agree.
 func (ix *Index) ranked(ctx context.Context, t tier, f filter, boosts []boost, n int) ([]scored, error) {
 	top := func(args []any, n int) ([]scored, error) {
 		rows, err := ix.db.QueryContext(ctx, "SELECT "+t.table+".rowid, "+t.score+" AS score"+f.from(t.table)+
@@ -403,7 +380,9 @@ func (ix *Index) ranked(ctx context.Context, t tier, f filter, boosts []boost, n
 	if err != nil {
 		return nil, err
 	}
-	boosts = withSettled(boosts, among)
+	if len(among) > 0 {
+		boosts = append(slices.Clone(boosts), boost{among, boostSettled})
+	}
 	byID := make(map[int64]int, len(best))
 	for i, s := range best {
 		byID[s.id] = i
@@ -437,28 +416,6 @@ func (ix *Index) ranked(ctx context.Context, t tier, f filter, boosts []boost, n
 // window is how many of a tier's best documents are looked at for sessions
 // that settled something.
 const window = 50
-
-// withSettled adds sessions to the settled boost of boosts (a copy).
-func withSettled(boosts []boost, sessions []string) []boost {
-	out := slices.Clone(boosts)
-	for i, b := range out {
-		if b.factor != boostSettled {
-			continue
-		}
-		merged := slices.Clone(b.sessions)
-		for _, s := range sessions {
-			if !slices.Contains(merged, s) {
-				merged = append(merged, s)
-			}
-		}
-		out[i].sessions = merged
-		return out
-	}
-	if len(sessions) > 0 {
-		out = append(out, boost{sessions, boostSettled})
-	}
-	return out
-}
 
 // settledAmong returns the tokens of the sessions of docs that hold a
 // message settling something.
