@@ -30,12 +30,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baton-cli/baton/internal/benchdata"
 	"github.com/baton-cli/baton/internal/cue"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/teammem"
+	"github.com/baton-cli/baton/internal/teammem/teammemtest"
 	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
@@ -314,11 +314,11 @@ func seedRecall(repo, stateDir string, n int, command string) error {
 }
 
 // seedShared writes the view `baton sync` leaves after fetching n entries
-// of three teammates (benchdata.SharedEntries).
+// of three teammates (teammemtest.SharedEntries).
 func seedShared(stateDir string, n int) error {
 	now := time.Now()
 	d := teammem.DirOf(state.Dir{Root: stateDir})
-	if err := d.WriteView(teammem.MakeView(benchdata.SharedEntries(n, now), "m-me", nil, now)); err != nil {
+	if err := d.WriteView(teammem.MakeView(teammemtest.SharedEntries(n, now), "m-me", nil, now)); err != nil {
 		return err
 	}
 	fi, err := os.Stat(filepath.Join(stateDir, "shared", "view.json"))

@@ -16,6 +16,7 @@ import (
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/teammem"
+	"github.com/baton-cli/baton/internal/teammem/teammemtest"
 )
 
 // BenchmarkResume1GB builds the briefing on a 1 GB journal of realistic
@@ -126,7 +127,7 @@ func BenchmarkBriefShared(b *testing.B) {
 				b.Fatal(err)
 			}
 			if n > 0 {
-				if err := teammem.DirOf(d).WriteView(teammem.MakeView(benchdata.SharedEntries(n, now), "m-me", nil, now)); err != nil {
+				if err := teammem.DirOf(d).WriteView(teammem.MakeView(teammemtest.SharedEntries(n, now), "m-me", nil, now)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,6 @@
-package benchdata
+// Package teammemtest makes shared-memory entries of real shape for tests
+// and benchmarks.
+package teammemtest
 
 import (
 	"fmt"
