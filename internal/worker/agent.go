@@ -108,7 +108,10 @@ func runAgent(ctx context.Context, s agentSpec) Attempt {
 	cmd.Env = s.Env
 	cmd.Stdin = strings.NewReader(s.Prompt)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The agent dies with the worker: a worker killed outright leaves no
+	// agent to go on pushing and opening pull requests while another host
+	// takes the job over.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
 	var (
 		mu        sync.Mutex

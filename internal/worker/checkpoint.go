@@ -1,8 +1,10 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -231,23 +233,33 @@ func newKinds(text, redacted string) []string {
 	return kinds
 }
 
-// agentHome is the home folder the agent runs with: HOME of its
-// environment, else the worker's.
-func (r *run) agentHome() string {
-	home := r.w.opts.Home
+// agentVar returns the value of a variable of the agent's environment
+// (the last one set), or "".
+func (r *run) agentVar(name string) string {
+	v := ""
 	for _, kv := range r.agentEnv() {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = v
+		if val, ok := strings.CutPrefix(kv, name+"="); ok {
+			v = val
 		}
 	}
-	return home
+	return v
+}
+
+// transcriptDir is where the agent CLI keeps the transcripts of the run's
+// worktree: under CLAUDE_CONFIG_DIR of its environment when set, else
+// under ~/.claude of its HOME (the worker's when it sets none).
+func (r *run) transcriptDir() string {
+	if dir := r.agentVar("CLAUDE_CONFIG_DIR"); dir != "" {
+		return filepath.Join(dir, "projects", claudecode.ProjectKey(r.rec.Worktree))
+	}
+	return claudecode.TranscriptDir(cmp.Or(r.agentVar("HOME"), r.w.opts.Home), r.rec.Worktree)
 }
 
 // transcript returns the id and bytes of the agent's session in the run's
 // worktree (the named one, else the newest), redacted: the queue is shared
 // with other hosts, and secrets stay on this one.
 func (r *run) transcript(sessionID string) (string, []byte) {
-	id, b, err := transcript.ReadSession(claudecode.TranscriptDir(r.agentHome(), r.rec.Worktree), sessionID, maxTranscript)
+	id, b, err := transcript.ReadSession(r.transcriptDir(), sessionID, maxTranscript)
 	if err != nil {
 		return "", nil
 	}
@@ -257,7 +269,7 @@ func (r *run) transcript(sessionID string) (string, []byte) {
 // layTranscript writes a checkpoint's transcript where the agent CLI looks
 // for the session in the run's worktree, so that --resume finds it.
 func (r *run) layTranscript(cp *checkpoint) bool {
-	if err := transcript.LaySession(claudecode.TranscriptDir(r.agentHome(), r.rec.Worktree), cp.SessionID, cp.Transcript); err != nil {
+	if err := transcript.LaySession(r.transcriptDir(), cp.SessionID, cp.Transcript); err != nil {
 		r.problem("lay the checkpoint's transcript", err)
 		return false
 	}

@@ -41,6 +41,8 @@ const (
 	PromptGeneration Category = "PROMPT_GENERATION"
 	// JobTimeout: the job ran past its time limit on its last attempt.
 	JobTimeout Category = "JOB_TIMEOUT"
+	// HostLost: the host running the job's last attempt stopped answering.
+	HostLost Category = "HOST_LOST"
 )
 
 // summary is the one-line explanation of each category.
@@ -66,6 +68,8 @@ func (c Category) summary() i18n.Msg {
 		return i18n.Msg{JA: "プロンプトを作れませんでした（テンプレートを確認してください）。", EN: "The prompt could not be made (check the template)."}
 	case JobTimeout:
 		return i18n.Msg{JA: "ジョブが最後の試行でも制限時間を超えました。トリガーラベルを付け直すまで再実行しません。", EN: "The job ran past its time limit on its last attempt; it is not run again until the trigger label is set again."}
+	case HostLost:
+		return i18n.Msg{JA: "最後の試行を実行していたホストが応答しなくなりました。トリガーラベルを付け直すまで再実行しません。", EN: "The host running the last attempt stopped answering; it is not run again until the trigger label is set again."}
 	}
 	return i18n.Msg{JA: string(c), EN: string(c)}
 }

@@ -58,14 +58,11 @@ func (w *Worker) jobTimeout() time.Duration {
 	return time.Duration(w.opts.Config.Worker.Execution.Timeout()+stepMargin) * w.opts.Minute
 }
 
-// rescueAfter is when River gives a running job whose host stopped
-// answering to another host: the job's timeout plus the rescue margin.
+// rescueAfter is when River's own rescuer gives a running job to another
+// host: past the job's timeout plus the rescue margin. Hosts that stop
+// answering are found long before by their heartbeats (see liveness.go).
 func (w *Worker) rescueAfter() time.Duration {
-	margin := time.Duration(w.opts.Config.Worker.Queue.RescueMargin()) * time.Second
-	if w.opts.RescueMargin > 0 {
-		margin = w.opts.RescueMargin
-	}
-	return w.jobTimeout() + margin
+	return w.jobTimeout() + w.marginSetting()
 }
 
 // issueWorker works the issue jobs.
@@ -204,6 +201,18 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, q *Queue, so S
 	// jobs through StopAndCancel, not by cutting River's connections.
 	riverCtx, riverCancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer riverCancel()
+	// The host reports that it is alive before it takes a job, until its
+	// runs have ended.
+	if err := q.beat(ctx, cfg.ID, w.opts.Now()); err != nil {
+		return nil, q.reachError(w.opts.Lang, err)
+	}
+	beatCtx, stopBeat := context.WithCancel(riverCtx)
+	var beating sync.WaitGroup
+	beating.Go(func() { w.heartbeat(beatCtx, s, cfg.ID) })
+	defer func() {
+		stopBeat()
+		beating.Wait()
+	}()
 	if err := client.Start(riverCtx); err != nil {
 		return nil, q.reachError(w.opts.Lang, err)
 	}
@@ -437,6 +446,17 @@ func (w *Worker) putBackOrphans(ctx context.Context, s *session, client *github.
 			// it until its claim lapses.
 			continue
 		}
+		if j, err := lastJob(ctx, s.client, repo.Repo, is.Number); err == nil && j != nil && j.State == rivertype.JobStateDiscarded {
+			// Its last attempt died with its host and River gave it up:
+			// failed, not run again from nothing.
+			w.log.Info("issue's job was discarded after its last attempt", "repo", repo.Repo, "issue", is.Number, "job", j.ID)
+			host := ""
+			if len(j.AttemptedBy) > 0 {
+				host = HostOf(j.AttemptedBy[len(j.AttemptedBy)-1])
+			}
+			w.failIssue(ctx, client, repo, is.Number, HostLost, host)
+			continue
+		}
 		w.log.Info("put back orphaned issue", "repo", repo.Repo, "issue", is.Number)
 		rec := &Record{ID: "orphan", Repo: repo.Repo, Issue: is.Number, State: StateInterrupted, LabelsPending: true}
 		w.settle(ctx, client, rec)
@@ -445,6 +465,25 @@ func (w *Worker) putBackOrphans(ctx context.Context, s *session, client *github.
 		}
 	}
 	return nil
+}
+
+// lastJob returns the newest job of an issue among the queue's latest
+// ones, in any state; nil when there is none.
+func lastJob(ctx context.Context, client riverClient, repo string, n int) (*rivertype.JobRow, error) {
+	params := river.NewJobListParams().Kinds(IssueArgs{}.Kind()).
+		States(rivertype.JobStateCancelled, rivertype.JobStateCompleted, rivertype.JobStateDiscarded).
+		OrderBy(river.JobListOrderByID, river.SortOrderDesc).First(500)
+	res, err := client.JobList(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range res.Jobs {
+		var a IssueArgs
+		if json.Unmarshal(j.EncodedArgs, &a) == nil && issueKey(a.Repo, a.Issue) == issueKey(repo, n) {
+			return j, nil
+		}
+	}
+	return nil, nil
 }
 
 // liveClaim reports whether the worker's own identity has a claim comment

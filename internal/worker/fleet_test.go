@@ -80,7 +80,7 @@ func (h *harness) start(t testing.TB, bin string, fh *fleetHost, s fleetSetup) {
 		"repositories": []map[string]any{{"repo": "acme/widgets", "path": fh.clone}},
 		"agent":        map[string]any{"command": s.agent.Command, "args": s.agent.Args, "env": s.agent.Env},
 		"execution":    x,
-		"queue":        map[string]any{"url": s.queueURL, "rescue_margin_seconds": 0},
+		"queue":        map[string]any{"url": s.queueURL, "rescue_margin_seconds": 3},
 	}}
 	b, err := yaml.Marshal(doc)
 	if err != nil {
@@ -544,6 +544,9 @@ func TestFleetStaleAttemptIgnored(t *testing.T) {
 		goOn := filepath.Join(h.home, "go-"+name)
 		opts := h.options(t, "log,pid,wait="+goOn+",pr,result=opened", "log")
 		opts.Host, opts.Queue, opts.DataDir = name, q, filepath.Join(t.TempDir(), name)
+		// Each host has a clone of its own.
+		opts.Config.Worker.Repositories = slices.Clone(opts.Config.Worker.Repositories)
+		opts.Config.Worker.Repositories[0].Path = h.newHost(t, name).clone
 		return opts, goOn
 	}
 	optsA, goA := host("host-a")
@@ -602,5 +605,95 @@ func TestFleetStaleAttemptIgnored(t *testing.T) {
 	}
 	if err := db.QueryRowContext(t.Context(), "SELECT state, attempt FROM river_job WHERE kind = 'baton_issue'").Scan(&state, &attempt); err != nil || state != "completed" || attempt != 2 {
 		t.Errorf("job = %s, attempt %d, %v; want completed by attempt 2", state, attempt, err)
+	}
+}
+
+// TestFleetHostKilledMidRun runs 12 issues on 3 hosts with a 30-minute
+// budget and kills one host (SIGKILL) while it runs two jobs, whose agents
+// have opened their pull requests and work on: the agents die with their
+// host, its jobs are taken up by the other hosts within a minute of the
+// rescue margin, which settle them on the pull requests already there, and
+// every issue is done once with exactly one pull request.
+func TestFleetHostKilledMidRun(t *testing.T) {
+	t.Parallel()
+	url := pgtest.DB(t)
+	bin := buildBaton(t)
+	h := newHarness(t)
+	migrateQueue(t, url)
+	var issues []int
+	for i := range 12 {
+		issues = append(issues, h.addIssue(fmt.Sprintf("Change %d", i), "body"))
+	}
+	var hosts []*fleetHost
+	for i := range 3 {
+		fh := h.newHost(t, "host-"+strconv.Itoa(i))
+		h.start(t, bin, fh, fleetSetup{queueURL: url, agent: h.fakeAgentSetup(t, fh, "log,pr,nap=3s"),
+			exec: map[string]any{"max_parallel": 2, "timeout_minutes": 30}})
+		hosts = append(hosts, fh)
+	}
+	victim := hosts[0]
+	var running []*Record
+	waitFor(t, "host-0 to run two agents that opened their pull requests", func() bool {
+		recs, _ := victim.store().List()
+		heads := map[string]bool{}
+		for _, p := range h.gh.PullRequests() {
+			heads[p.Head] = true
+		}
+		running = running[:0]
+		for _, r := range recs {
+			if r.State == StateRunning && len(r.Attempts) > 0 && r.Attempts[len(r.Attempts)-1].PID > 0 && heads[r.Branch] {
+				running = append(running, r)
+			}
+		}
+		return len(running) == 2
+	})
+	victim.cmd.Process.Kill()
+	killed := time.Now()
+	victim.cmd.Wait()
+	for _, r := range running {
+		pid := r.Attempts[len(r.Attempts)-1].PID
+		waitFor(t, fmt.Sprintf("agent %d of the killed host to die", pid), func() bool { return !alive(pid) })
+	}
+
+	h.waitLabelled(t, issues, config.DefaultWorkerDone, 4*time.Minute)
+	for _, fh := range hosts[1:] {
+		fh.stop(t)
+	}
+	prs := map[int]int{}
+	for _, p := range h.gh.PullRequests() {
+		if m := branchIssue.FindStringSubmatch(p.Head); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			prs[n]++
+		}
+	}
+	starts := h.agentStarts(t)
+	lost := map[int]bool{running[0].Issue: true, running[1].Issue: true}
+	for _, n := range issues {
+		h.wantLabels(t, n, doneLabels, activeLabels)
+		if prs[n] != 1 {
+			t.Errorf("issue %d: %d pull requests; want exactly 1", n, prs[n])
+		}
+		if starts[n] != 1 {
+			t.Errorf("issue %d: agent started %d times; want once", n, starts[n])
+		}
+		if c := h.workerComments(n); len(c) != 1 {
+			t.Errorf("issue %d: %d worker comments; want the success comment alone", n, len(c))
+		}
+	}
+	// The killed host's jobs ran elsewhere within a minute of the margin.
+	for _, fh := range hosts[1:] {
+		recs, _ := fh.store().List()
+		for _, r := range recs {
+			if !lost[r.Issue] || r.RescuedFrom != victim.name {
+				continue
+			}
+			delete(lost, r.Issue)
+			if d := r.StartedAt.Sub(killed); d > 3*time.Second+time.Minute {
+				t.Errorf("issue %d ran again %s after the kill; want within a minute of the 3 s margin", r.Issue, d)
+			}
+		}
+	}
+	if len(lost) != 0 {
+		t.Errorf("issues of the killed host not continued by another host: %v", lost)
 	}
 }

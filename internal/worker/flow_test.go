@@ -863,7 +863,9 @@ func TestFlowJobTimeoutUsesUpAttempts(t *testing.T) {
 	h := newHarness(t)
 	n := h.addIssue("Add export", "body")
 	opts := h.options(t, "log,wait="+filepath.Join(h.home, "never"), "log")
-	opts.Minute = 20 * time.Millisecond
+	// A job lasts 65 minutes of 50 ms: long enough for a rescue attempt
+	// to reach its agent on a loaded machine.
+	opts.Minute = 50 * time.Millisecond
 	opts.AfterFunc = func(time.Duration, func()) func() bool { return func() bool { return true } }
 	// Today's loop never ends: bound it, so the test fails rather than hangs.
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)

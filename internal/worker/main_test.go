@@ -141,7 +141,17 @@ func printResult(text string, isError bool) {
 }
 
 func fakeCommit() error {
-	if err := os.WriteFile("change.txt", []byte("changed by the agent\n"), 0o644); err != nil {
+	// Appended: an agent continuing a branch that has the change already
+	// still has one to commit.
+	f, err := os.OpenFile("change.txt", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("changed by the agent\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	for _, args := range [][]string{{"add", "change.txt"}, {"commit", "-q", "-m", "Change for the issue"}} {

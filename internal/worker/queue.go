@@ -28,8 +28,9 @@ import (
 
 // Queue is the worker's job queue: River over Postgres when several hosts
 // share it (worker.queue.url), over a SQLite file in the data folder on one
-// machine. River holds the jobs, their leases and their rescue; baton adds
-// one table of its own, baton_checkpoint, for the runs' checkpoints.
+// machine. River holds the jobs and their leases; baton adds two tables of
+// its own, baton_checkpoint for the runs' checkpoints and baton_host for the
+// hosts' heartbeats (see liveness.go), and a trigger that fences attempts.
 type Queue struct {
 	// where names the database in messages: the URL with its password
 	// redacted, or the SQLite file.
@@ -191,8 +192,10 @@ func (q *Queue) Migrate(ctx context.Context, lang i18n.Lang) error {
 	if err != nil {
 		return q.reachError(lang, err)
 	}
-	if _, err := q.db.ExecContext(ctx, q.checkpointSchema()); err != nil {
-		return q.reachError(lang, err)
+	for _, schema := range []string{q.checkpointSchema(), hostSchema} {
+		if _, err := q.db.ExecContext(ctx, schema); err != nil {
+			return q.reachError(lang, err)
+		}
 	}
 	for _, c := range checkpointColumns {
 		if q.hasColumn(ctx, c[0]) {
@@ -248,6 +251,9 @@ func (q *Queue) Check(ctx context.Context, lang i18n.Lang) error {
 		if !q.hasColumn(ctx, c[0]) {
 			return errors.New(msgQueueUnmigrated.Format(lang, q.where, "baton_checkpoint has no column "+c[0]))
 		}
+	}
+	if err := q.db.QueryRowContext(ctx, "SELECT count(*) FROM baton_host WHERE client_id = ''").Scan(&n); err != nil {
+		return errors.New(msgQueueUnmigrated.Format(lang, q.where, "no baton_host table"))
 	}
 	if !q.hasFence(ctx) {
 		return errors.New(msgQueueUnmigrated.Format(lang, q.where, "no baton_fence_job trigger on river_job"))

@@ -25,6 +25,9 @@ func (w *Worker) Recover(ctx context.Context) ([]*Record, error) {
 	var errs []error
 	clients := map[string]*github.Client{}
 	for _, rec := range recs {
+		if _, ok := w.inRun.Load(rec.ID); ok {
+			continue // its run settles it
+		}
 		if rec.State == StateRunning {
 			if w.live(rec) {
 				continue
@@ -102,6 +105,9 @@ func (w *Worker) Status(n int) (*Status, error) {
 	}
 	st := &Status{Running: []*Record{}, Recent: []*Record{}}
 	for _, rec := range recs {
+		if _, ok := w.inRun.Load(rec.ID); ok {
+			continue // its run settles it
+		}
 		if rec.State == StateRunning {
 			if w.live(rec) {
 				st.Running = append(st.Running, rec)

@@ -121,6 +121,8 @@ func (w *Worker) runIssue(ctx context.Context, client *github.Client, repo confi
 			}
 		}
 	}
+	w.inRun.Store(r.rec.ID, true)
+	defer w.inRun.Delete(r.rec.ID)
 	r.step("claim")
 	if !r.claim(ctx) {
 		return nil, SkipClaimLost
@@ -328,14 +330,22 @@ func (r *run) work(ctx context.Context) {
 		return
 	}
 	var cp *checkpoint
-	if r.job != nil && r.job.checkpoint != nil && r.w.git.remoteBranchExists(ctx, clone, r.job.checkpoint.Branch) {
+	if r.job != nil && r.job.checkpoint != nil && runBranch(r.job.checkpoint.Branch) {
 		cp = r.job.checkpoint
 	}
 	var worktree string
 	if cp != nil {
-		// The branch the run pushed; a worktree of it left on this host
-		// (a run stopped here) gives way to the pushed state.
+		// The run goes on where the earlier attempt left it: on its branch.
+		// When that attempt had opened its pull request, that is the run's
+		// work, and nothing is left to do but settle.
 		rec.Branch = cp.Branch
+		if pr := r.findPR(ctx, true); pr != nil {
+			rec.RescueNote = "the run of " + cp.Host + " had opened its pull request"
+			r.finish(ctx, outcome{pr: pr})
+			return
+		}
+		// A worktree of the branch left on this host (a run stopped here)
+		// gives way to the checkpoint.
 		worktree = filepath.Join(worktreeRoot, strings.TrimPrefix(cp.Branch, "baton/"))
 		if _, err := os.Stat(worktree); err == nil {
 			if err := r.w.git.removeWorktree(ctx, clone, worktree); err != nil {
@@ -347,7 +357,11 @@ func (r *run) work(ctx context.Context) {
 				r.problem("delete the stopped run's branch", err)
 			}
 		}
-		base = cp.Branch
+		// A branch never pushed starts again from the base, under its
+		// name; the conversation, when stored, still goes on.
+		if r.w.git.remoteBranchExists(ctx, clone, cp.Branch) {
+			base = cp.Branch
+		}
 	} else {
 		// The branch and folder are named after the issue and the start
 		// time; a run killed earlier in the same second keeps its branch
@@ -376,6 +390,10 @@ func (r *run) work(ctx context.Context) {
 		return
 	}
 	rec.Worktree = worktree
+	if cp == nil {
+		// A host taking the job over from here on knows the run's branch.
+		r.checkpoint(ctx, "")
+	}
 
 	r.step("prompt")
 	data := promptData{Repo: rec.Repo, Issue: rec.Issue, Branch: rec.Branch, Title: r.issue.Title, Body: r.issue.Body}
@@ -447,8 +465,13 @@ func (r *run) work(ctx context.Context) {
 	r.finish(ctx, out)
 }
 
-// stoppingChan is closed once the worker was told to stop; nil without a
-// job.
+// runBranch reports whether name is a branch of the worker's runs, as a
+// checkpoint names one.
+func runBranch(name string) bool {
+	rest, ok := strings.CutPrefix(name, "baton/")
+	return ok && rest != "" && !strings.Contains(rest, "..") && !strings.ContainsAny(rest, "/\\ ~^:?*[")
+}
+
 // last reports whether the run is the job's last attempt.
 func (j *jobRun) last() bool {
 	return j != nil && j.maxAttempts > 0 && j.attempt >= j.maxAttempts
@@ -460,6 +483,8 @@ func jobTimedOut(ctx context.Context, stop <-chan struct{}) bool {
 	return errors.Is(ctx.Err(), context.DeadlineExceeded) && !stopped(stop)
 }
 
+// stoppingChan is closed once the worker was told to stop; nil without a
+// job.
 func (j *jobRun) stoppingChan() <-chan struct{} {
 	if j == nil {
 		return nil

@@ -115,6 +115,9 @@ type Worker struct {
 
 	// logins caches the GitHub login of each repository's client.
 	logins sync.Map
+	// inRun holds the ids of the runs this process is in, to their
+	// settling: Recover leaves them to their run.
+	inRun sync.Map
 }
 
 // New returns a Worker.
