@@ -81,15 +81,15 @@ func Sync(ctx context.Context, o Options) (teammem.Result, error) {
 		return teammem.Result{}, err
 	}
 	ch := o.Change
-	own, err := Collect(ctx, o)
-	if err != nil {
-		return teammem.Result{}, err
-	}
-	ch.Entries = append(own, ch.Entries...)
 	decided, err := ownDecisions(o)
 	if err != nil {
 		return teammem.Result{}, err
 	}
+	own, err := collect(ctx, o, decided)
+	if err != nil {
+		return teammem.Result{}, err
+	}
+	ch.Entries = append(own, ch.Entries...)
 	res, err := st.Sync(ctx, ch, o.Push)
 	dir := teammem.DirOf(o.State)
 	status := teammem.Status{At: o.Now, Came: len(res.Came), Went: len(res.Went), Entries: len(res.Entries)}
@@ -117,21 +117,17 @@ func refusedLine(r teammem.Refusal) string {
 	return r.Entry.Kind + " " + what + " (" + strings.Join(r.Kinds, ", ") + ")"
 }
 
-// Collect returns the entries this repository shares now, as
-// memory.kinds asks: every approved decision, the recent summaries, the
-// worktree's branch state.
-func Collect(ctx context.Context, o Options) ([]teammem.Entry, error) {
+// collect returns the entries this repository shares now, as
+// memory.kinds asks: every approved decision (decided, read already), the
+// recent summaries, the worktree's branch state.
+func collect(ctx context.Context, o Options, decided []teammem.Entry) ([]teammem.Entry, error) {
 	f, err := recall.FilesFor(o.State, o.Config.ContextRoute())
 	if err != nil {
 		return nil, err
 	}
 	var out []teammem.Entry
 	if o.Config.MemoryShares(config.MemoryDecisions) {
-		ds, err := ownDecisions(o)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ds...)
+		out = append(out, decided...)
 	}
 	if o.Config.MemoryShares(config.MemorySummaries) {
 		rs, err := recall.ReadRecent(f, 256<<10)

@@ -3,6 +3,7 @@ package teammem
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -117,20 +118,17 @@ func (s *Store) Sync(ctx context.Context, ch Change, push bool) (Result, error) 
 	if err != nil {
 		return res, err
 	}
-	before, err := s.read(ctx, start)
+	startFiles, err := s.Git.files(ctx, start)
 	if err != nil {
 		return res, err
 	}
-	var add []Entry
+	add := make([]Entry, 0, len(ch.Entries))
 	for _, e := range ch.Entries {
 		e.Author, e.Machine = s.Author, s.Machine
 		e.Seal()
-		if kinds := secretsIn(e); len(kinds) > 0 {
-			res.Refused = append(res.Refused, Refusal{Entry: e, Kinds: kinds})
-			continue
-		}
 		add = append(add, e)
 	}
+	scanned := map[string][]string{}
 	attempts := s.Attempts
 	if attempts <= 0 {
 		attempts = 10
@@ -144,7 +142,7 @@ func (s *Store) Sync(ctx context.Context, ch Change, push bool) (Result, error) 
 		if err != nil {
 			return res, err
 		}
-		tree, went, err := s.merge(ctx, local, remote, add, ch.Files)
+		tree, went, refused, err := s.merge(ctx, local, remote, add, ch.Files, scanned)
 		if err != nil {
 			return res, err
 		}
@@ -152,6 +150,7 @@ func (s *Store) Sync(ctx context.Context, ch Change, push bool) (Result, error) 
 		if err != nil {
 			return res, err
 		}
+		res.Refused = refused
 		if tree == remoteTree {
 			// The remote holds everything: take its commit.
 			if local != remote {
@@ -195,7 +194,18 @@ func (s *Store) Sync(ctx context.Context, ch Change, push bool) (Result, error) 
 	if err != nil {
 		return res, err
 	}
-	res.Entries, err = s.read(ctx, end)
+	endFiles, err := s.Git.files(ctx, end)
+	if err != nil {
+		return res, err
+	}
+	res.Entries, err = s.read(ctx, endFiles, nil)
+	if err != nil {
+		return res, err
+	}
+	// What came is in the others' files that changed since the start:
+	// only those are read as they were.
+	changed := func(p string) bool { return startFiles[p] != endFiles[p] && p != s.File() }
+	before, err := s.read(ctx, startFiles, changed)
 	if err != nil {
 		return res, err
 	}
@@ -203,7 +213,11 @@ func (s *Store) Sync(ctx context.Context, ch Change, push bool) (Result, error) 
 	for _, e := range before {
 		had[e.ID] = true
 	}
-	for _, e := range res.Entries {
+	now, err := s.read(ctx, endFiles, changed)
+	if err != nil {
+		return res, err
+	}
+	for _, e := range now {
 		if !had[e.ID] && e.Machine != s.Machine {
 			res.Came = append(res.Came, e)
 		}
@@ -249,16 +263,18 @@ func redactedKinds(s string) []string {
 }
 
 // merge writes the union of the local and remote trees, with add appended
-// to this author's file and files added, and returns the tree and the
-// entries of add that were new.
-func (s *Store) merge(ctx context.Context, local, remote string, add []Entry, files map[string][]byte) (string, []Entry, error) {
+// to this author's file and files added, and returns the tree, the entries
+// of add that were new, and those of them held back because they would
+// carry a secret. Only new entries are scanned; scanned keeps what was
+// found across attempts.
+func (s *Store) merge(ctx context.Context, local, remote string, add []Entry, files map[string][]byte, scanned map[string][]string) (string, []Entry, []Refusal, error) {
 	lf, err := s.Git.files(ctx, local)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	rf, err := s.Git.files(ctx, remote)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	out := maps.Clone(rf)
 	var differ []string
@@ -280,25 +296,35 @@ func (s *Store) merge(ctx context.Context, local, remote string, add []Entry, fi
 	}
 	blobs, err := s.Git.blobs(ctx, need)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	content := map[string][]byte{}
 	for _, p := range differ {
 		content[p] = unionLines(blobs[lf[p]], blobs[rf[p]])
 	}
 	var went []Entry
+	var refused []Refusal
 	if len(add) > 0 {
 		cur, ok := content[mine]
 		if !ok {
 			cur = blobs[out[mine]]
 		}
-		seen := map[string]bool{}
-		parseLines(cur, seen)
+		seen := idsIn(cur)
 		for _, e := range add {
-			if !seen[e.ID] {
-				seen[e.ID] = true
-				went = append(went, e)
+			if seen[e.ID] {
+				continue
 			}
+			seen[e.ID] = true
+			kinds, ok := scanned[e.ID]
+			if !ok {
+				kinds = secretsIn(e)
+				scanned[e.ID] = kinds
+			}
+			if len(kinds) > 0 {
+				refused = append(refused, Refusal{Entry: e, Kinds: kinds})
+				continue
+			}
+			went = append(went, e)
 		}
 		if len(went) > 0 {
 			content[mine] = append(append([]byte(nil), cur...), encodeLines(went)...)
@@ -312,15 +338,30 @@ func (s *Store) merge(ctx context.Context, local, remote string, add []Entry, fi
 	for p, b := range content {
 		id, err := s.Git.writeBlob(ctx, b)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		out[p] = id
 	}
 	if len(out) == 0 {
-		return "", went, nil
+		return "", went, refused, nil
 	}
 	tree, err := s.Git.writeTree(ctx, out)
-	return tree, went, err
+	return tree, went, refused, err
+}
+
+// idsIn returns the ids of a file of this author's entries, without
+// checking them: they only keep an entry from being appended twice.
+func idsIn(b []byte) map[string]bool {
+	seen := map[string]bool{}
+	for _, line := range bytes.Split(b, []byte{'\n'}) {
+		var e struct {
+			ID string `json:"id"`
+		}
+		if len(line) > 0 && json.Unmarshal(line, &e) == nil {
+			seen[e.ID] = true
+		}
+	}
+	return seen
 }
 
 // unionLines is a's lines, then b's lines that a lacks.
@@ -342,16 +383,12 @@ func unionLines(a, b []byte) []byte {
 	return out
 }
 
-// read returns the entries of every author's file of a commit, each id
-// once.
-func (s *Store) read(ctx context.Context, commit string) ([]Entry, error) {
-	files, err := s.Git.files(ctx, commit)
-	if err != nil {
-		return nil, err
-	}
+// read returns the entries of the authors' files among files (those only
+// admits, every one when only is nil), each id once.
+func (s *Store) read(ctx context.Context, files map[string]string, only func(path string) bool) ([]Entry, error) {
 	var paths, ids []string
 	for p, id := range files {
-		if strings.HasPrefix(p, entriesDir+"/") && strings.HasSuffix(p, ".jsonl") {
+		if strings.HasPrefix(p, entriesDir+"/") && strings.HasSuffix(p, ".jsonl") && (only == nil || only(p)) {
 			paths = append(paths, p)
 			ids = append(ids, id)
 		}
@@ -375,7 +412,11 @@ func (s *Store) Entries(ctx context.Context) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.read(ctx, tip)
+	files, err := s.Git.files(ctx, tip)
+	if err != nil {
+		return nil, err
+	}
+	return s.read(ctx, files, nil)
 }
 
 // ReadFile returns a file of the ref as this clone holds it, nil when it
