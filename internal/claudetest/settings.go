@@ -44,3 +44,25 @@ func HookSettings(command string, events ...string) map[string]any {
 func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// TrustDir writes the user settings that let interactive Claude Code start
+// in e.Dir without asking anything: onboarding done, the API key and the
+// folder trusted.
+func (e *Env) TrustDir(t testing.TB) {
+	t.Helper()
+	projects := map[string]any{e.Dir: map[string]any{"hasTrustDialogAccepted": true}}
+	if real, err := filepath.EvalSymlinks(e.Dir); err == nil {
+		projects[real] = map[string]any{"hasTrustDialogAccepted": true}
+	}
+	raw, err := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true,
+		"customApiKeyResponses":  map[string]any{"approved": []string{"sk-ant-test"}},
+		"projects":               projects,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.Home, ".claude.json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,10 +2,8 @@ package debate_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -93,27 +91,8 @@ func claudePane(t *testing.T, e *claudetest.Env, args ...string) (tmux.Client, s
 	return c, pane
 }
 
-// trustFolder writes the user settings that let Claude Code start in e.Dir
-// without asking anything: onboarding done, the API key and the folder
-// trusted.
-func trustFolder(t *testing.T, e *claudetest.Env) {
-	t.Helper()
-	projects := map[string]any{e.Dir: map[string]any{"hasTrustDialogAccepted": true}}
-	if real, err := filepath.EvalSymlinks(e.Dir); err == nil {
-		projects[real] = map[string]any{"hasTrustDialogAccepted": true}
-	}
-	raw, err := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"customApiKeyResponses":  map[string]any{"approved": []string{"sk-ant-test"}},
-		"projects":               projects,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(e.Home, ".claude.json"), raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
+// trustFolder lets Claude Code start in e.Dir without asking anything.
+func trustFolder(t *testing.T, e *claudetest.Env) { e.TrustDir(t) }
 
 // waitPane polls pane's screen until ok holds.
 func waitPane(t *testing.T, c tmux.Client, pane, what string, ok func(string) bool) {
