@@ -241,6 +241,7 @@ var (
 	msgCaseCompact   = i18n.Msg{JA: "会話が圧縮されました。それまでの会話の細部は残っていません。", EN: "The conversation was compacted; the details of the conversation before it are gone."}
 	msgCrashed       = i18n.Msg{JA: "このワークツリーの前のセッション %s（%s 開始、最後の記録 %s）は SessionEnd なしで終わり、そのプロセスももうありません: クラッシュか強制終了です。", EN: "The previous session of this worktree, %s (started %s, last record %s), ended without SessionEnd and its process is gone: it crashed or was killed."}
 	msgLive          = i18n.Msg{JA: "このワークツリーでは別のセッション %s（%s 開始）も動いています。同じファイルを同時に変えないよう注意してください。", EN: "Another session, %s (started %s), is running in this worktree too: take care not to change the same files at once."}
+	msgLivePerson    = i18n.Msg{JA: "このワークツリーではセッション %s（%s 開始）が動いています。", EN: "Session %s (started %s) is running in this worktree."}
 	msgTaskLine      = i18n.Msg{JA: "**タスク**：%s", EN: "**Task**: %s"}
 	msgTaskNote      = i18n.Msg{JA: "（%s）", EN: "(The task was %s.)"}
 	msgTaskState     = i18n.Msg{JA: "`baton save --task` で設定", EN: "set with `baton save --task`"}
@@ -323,8 +324,12 @@ func (br *Brief) head(o BriefOptions, decisions bool) (text string, worth bool) 
 	if c := br.Crashed; c != nil {
 		lines = append(lines, msgCrashed.Format(lang, textcut.ShortID(c.ID), stamp(c.Started, o), stamp(lastOf(c), o)))
 	}
+	live := msgLive
+	if o.ForPerson {
+		live = msgLivePerson // the person runs no session of their own here
+	}
 	for _, l := range br.Live {
-		lines = append(lines, msgLive.Format(lang, textcut.ShortID(l.ID), stamp(l.Started, o)))
+		lines = append(lines, live.Format(lang, textcut.ShortID(l.ID), stamp(l.Started, o)))
 	}
 	worth = br.Crashed != nil || len(br.Live) > 0
 	if !o.Own {

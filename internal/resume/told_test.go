@@ -379,3 +379,21 @@ func TestCarryOnNamesOnlyWhatExists(t *testing.T) {
 		})
 	}
 }
+
+// TestPersonToldOfTheLiveSession: `baton resume`, run by a person beside
+// the only session running in the worktree, names that session without
+// calling it "another" one; the agent starting beside it is told of
+// another session.
+func TestPersonToldOfTheLiveSession(t *testing.T) {
+	st := state.Dir{Root: t.TempDir()}
+	self := wtstate.Process{PID: os.Getpid()}
+	observe(t, st, work("s1", 60), func(string) wtstate.Process { return self })
+	o := baseOptions(st.Root)
+	br, err := BuildBrief(context.Background(), BriefOptions{Options: o, Lang: i18n.EN, Budget: hook.MaxContext, Own: true, ForPerson: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(br.Text, "Session s1 (started ") || strings.Contains(br.Text, "Another session") {
+		t.Errorf("the person's briefing:\n%s", br.Text)
+	}
+}
