@@ -104,6 +104,16 @@ func (g Git) files(ctx context.Context, commit string) (map[string]string, error
 	return out, nil
 }
 
+// filesAt lists the blobs of the tree ref points at; none when there is
+// no such ref.
+func (g Git) filesAt(ctx context.Context, ref string) (map[string]string, error) {
+	tip, err := g.tip(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return g.files(ctx, tip)
+}
+
 // blobs reads blobs by id in one git process.
 func (g Git) blobs(ctx context.Context, ids []string) (map[string][]byte, error) {
 	out := map[string][]byte{}

@@ -114,11 +114,7 @@ func (s *Store) Sync(ctx context.Context, ch Change, push bool) (Result, error) 
 	}
 	defer lock.Unlock()
 
-	start, err := s.Git.tip(ctx, Ref)
-	if err != nil {
-		return res, err
-	}
-	startFiles, err := s.Git.files(ctx, start)
+	startFiles, err := s.Git.filesAt(ctx, Ref)
 	if err != nil {
 		return res, err
 	}
@@ -190,11 +186,7 @@ func (s *Store) Sync(ctx context.Context, ch Change, push bool) (Result, error) 
 			return res, err
 		}
 	}
-	end, err := s.Git.tip(ctx, Ref)
-	if err != nil {
-		return res, err
-	}
-	endFiles, err := s.Git.files(ctx, end)
+	endFiles, err := s.Git.filesAt(ctx, Ref)
 	if err != nil {
 		return res, err
 	}
@@ -408,11 +400,7 @@ func (s *Store) read(ctx context.Context, files map[string]string, only func(pat
 
 // Entries returns the entries this clone holds, without fetching.
 func (s *Store) Entries(ctx context.Context) ([]Entry, error) {
-	tip, err := s.Git.tip(ctx, Ref)
-	if err != nil {
-		return nil, err
-	}
-	files, err := s.Git.files(ctx, tip)
+	files, err := s.Git.filesAt(ctx, Ref)
 	if err != nil {
 		return nil, err
 	}
@@ -422,11 +410,7 @@ func (s *Store) Entries(ctx context.Context) ([]Entry, error) {
 // ReadFile returns a file of the ref as this clone holds it, nil when it
 // has none.
 func (s *Store) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	tip, err := s.Git.tip(ctx, Ref)
-	if err != nil {
-		return nil, err
-	}
-	files, err := s.Git.files(ctx, tip)
+	files, err := s.Git.filesAt(ctx, Ref)
 	if err != nil {
 		return nil, err
 	}
