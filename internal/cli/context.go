@@ -171,6 +171,18 @@ func (e *contextEnv) buildRecall(ctx context.Context, f *Factory) (cue.Built, er
 	return buildRecallFile(ctx, f, e.w.state, e.files.Route, e.journal(), e.lang)
 }
 
+// rebuildRecallFile rewrites the workspace's recall file after a command
+// changed what it is made of; a failure is logged, it does not fail the
+// command.
+func rebuildRecallFile(ctx context.Context, f *Factory, w workspace, cfg *config.Config, lang i18n.Lang) {
+	j := journal.Open(w.state.Root, journal.Options{MaxSize: cfg.JournalMaxSize()})
+	if _, err := buildRecallFile(ctx, f, w.state, cfg.ContextRoute(), j, lang); err != nil {
+		log, closer := w.state.Logger(f.Getenv)
+		log.Warn("build recall file", "err", err)
+		closer.Close()
+	}
+}
+
 // buildRecallFile rewrites the recall file of the state folder d from the
 // route's layers, what teammates shared and the journal j.
 func buildRecallFile(ctx context.Context, f *Factory, d state.Dir, route string, j *journal.Journal, lang i18n.Lang) (cue.Built, error) {

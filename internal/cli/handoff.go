@@ -61,12 +61,9 @@ var (
 
 func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	f := opts.Factory
-	w, cfg, lang, err := openWorkspace(f, opts.Lang)
+	w, cfg, lang, err := openRepo(f, opts.Lang)
 	if err != nil {
 		return err
-	}
-	if w.repo == nil {
-		return errors.New(msgSyncNoRepo.In(lang))
 	}
 	bo := resume.BriefConfigured(cfg, f.Getenv, lang)
 	bo.Options = resumeOptions(w, cfg, f)
@@ -154,12 +151,9 @@ func NewCmdPickup(f *Factory, runF func(context.Context, *PickupOptions) error) 
 
 func pickupRun(ctx context.Context, opts *PickupOptions) error {
 	f := opts.Factory
-	w, cfg, lang, err := openWorkspace(f, opts.Lang)
+	w, cfg, lang, err := openRepo(f, opts.Lang)
 	if err != nil {
 		return err
-	}
-	if w.repo == nil {
-		return errors.New(msgSyncNoRepo.In(lang))
 	}
 	p, err := share.PickUp(ctx, share.Pickup{Options: syncOptions(f, w, cfg), Home: f.Getenv("HOME"), ID: opts.ID, Again: opts.Again, Dir: opts.Dir})
 	var twice *share.PickedUpError

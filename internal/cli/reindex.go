@@ -16,7 +16,6 @@ import (
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
-	"github.com/baton-cli/baton/internal/journal"
 )
 
 // ReindexOptions are the inputs of `baton reindex`.
@@ -97,12 +96,7 @@ func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 		return err
 	}
 	// The recall file is derived from the same files: rebuild it too.
-	j := journal.Open(w.state.Root, journal.Options{MaxSize: cfg.JournalMaxSize()})
-	if _, err := buildRecallFile(ctx, f, w.state, cfg.ContextRoute(), j, lang); err != nil {
-		log, closer := w.state.Logger(f.Getenv)
-		log.Warn("build recall file", "err", err)
-		closer.Close()
-	}
+	rebuildRecallFile(ctx, f, w, cfg, lang)
 	var parts []string
 	for _, k := range index.Kinds() {
 		if lang == i18n.JA {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/i18n"
-	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/share"
 	"github.com/baton-cli/baton/internal/teammem"
 )
@@ -90,12 +89,9 @@ type syncResult struct {
 
 func syncRun(ctx context.Context, opts *SyncOptions) error {
 	f := opts.Factory
-	w, cfg, lang, err := openWorkspace(f, opts.Lang)
+	w, cfg, lang, err := openRepo(f, opts.Lang)
 	if err != nil {
 		return err
-	}
-	if w.repo == nil {
-		return errors.New(msgSyncNoRepo.In(lang))
 	}
 	if !cfg.MemoryShare() {
 		if opts.Background {
@@ -134,12 +130,7 @@ func syncRun(ctx context.Context, opts *SyncOptions) error {
 		return err
 	}
 	// The recall file the prompt hook reads holds teammates' decisions too.
-	j := journal.Open(w.state.Root, journal.Options{MaxSize: cfg.JournalMaxSize()})
-	if _, err := buildRecallFile(ctx, f, w.state, cfg.ContextRoute(), j, lang); err != nil {
-		log, closer := w.state.Logger(f.Getenv)
-		log.Warn("build recall file", "err", err)
-		closer.Close()
-	}
+	rebuildRecallFile(ctx, f, w, cfg, lang)
 	if opts.Background {
 		return nil
 	}
@@ -179,6 +170,16 @@ func orNone[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// openRepo is openWorkspace for the commands of the shared memory, which
+// need a git repository.
+func openRepo(f *Factory, langFlag string) (workspace, *config.Config, i18n.Lang, error) {
+	w, cfg, lang, err := openWorkspace(f, langFlag)
+	if err == nil && w.repo == nil {
+		err = errors.New(msgSyncNoRepo.In(lang))
+	}
+	return w, cfg, lang, err
 }
 
 // syncOptions are the share options of the workspace.
