@@ -697,3 +697,61 @@ func TestFleetHostKilledMidRun(t *testing.T) {
 		t.Errorf("issues of the killed host not continued by another host: %v", lost)
 	}
 }
+
+// BenchmarkFleetRescue kills a host (SIGKILL) while it runs a job, ten
+// times, and reports the median time from its death to its job running on
+// the other host, with a rescue margin of 3 s. One iteration is the ten
+// kills: use -benchtime 1x.
+//
+//	./scripts/test -run '^$' -bench BenchmarkFleetRescue -benchtime 1x ./internal/worker
+func BenchmarkFleetRescue(b *testing.B) {
+	const kills = 10
+	for range b.N {
+		b.StopTimer()
+		url := pgtest.DB(b)
+		bin := claudetest.BuildBaton(b)
+		h := newHarness(b)
+		migrateQueue(b, url)
+		db := queueDB(b, url)
+		var ds []time.Duration
+		for i := range kills {
+			n := h.addIssue(fmt.Sprintf("Change %d", i), "body")
+			a, other := h.newHost(b, fmt.Sprintf("a-%d", i)), h.newHost(b, fmt.Sprintf("b-%d", i))
+			// The agent opens its pull request at the end, long after.
+			setup := func(fh *fleetHost) fleetSetup {
+				return fleetSetup{queueURL: url, agent: h.fakeAgentSetup(b, fh, "log,pid,nap=60s,pr")}
+			}
+			h.start(b, bin, a, setup(a))
+			waitPIDs(b, filepath.Join(a.home, "pids"), 1)
+			h.start(b, bin, other, setup(other))
+			a.cmd.Process.Kill()
+			died := time.Now()
+			a.cmd.Wait()
+			deadline := died.Add(2 * time.Minute)
+			for {
+				var by string
+				err := db.QueryRow(`SELECT attempted_by[array_length(attempted_by, 1)] FROM river_job
+					WHERE kind = 'baton_issue' AND state = 'running' AND args->>'issue' = $1`, strconv.Itoa(n)).Scan(&by)
+				if err == nil && strings.HasPrefix(by, other.name+"/") {
+					ds = append(ds, time.Since(died))
+					break
+				}
+				if time.Now().After(deadline) {
+					b.Fatalf("kill %d: the job did not run on %s within 2 minutes (last %q, %v)", i, other.name, by, err)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			other.cmd.Process.Kill()
+			other.cmd.Wait()
+			// The next round starts with no job running.
+			if _, err := db.Exec(`UPDATE river_job SET state = 'cancelled', finalized_at = now() WHERE kind = 'baton_issue' AND state <> 'completed'`); err != nil {
+				b.Fatal(err)
+			}
+		}
+		slices.Sort(ds)
+		b.Logf("death to running elsewhere, %d kills: %v", kills, ds)
+		b.ReportMetric(median(ds).Seconds(), "s-death-to-running-elsewhere")
+		b.ReportMetric(ds[0].Seconds(), "s-min")
+		b.ReportMetric(ds[len(ds)-1].Seconds(), "s-max")
+	}
+}
