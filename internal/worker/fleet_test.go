@@ -755,3 +755,53 @@ func BenchmarkFleetRescue(b *testing.B) {
 		b.ReportMetric(ds[len(ds)-1].Seconds(), "s-max")
 	}
 }
+
+// TestFleetHostLostOnLastAttempt kills a host on its job's last attempt:
+// the other host ends the job, labels the issue failed with a comment
+// saying why, runs no agent and enqueues nothing again.
+func TestFleetHostLostOnLastAttempt(t *testing.T) {
+	t.Parallel()
+	url := pgtest.DB(t)
+	bin := buildBaton(t)
+	h := newHarness(t)
+	migrateQueue(t, url)
+	db := queueDB(t, url)
+	n := h.addIssue("Add export", "body")
+	a, b := h.newHost(t, "host-a"), h.newHost(t, "host-b")
+	setup := func(fh *fleetHost) fleetSetup {
+		return fleetSetup{queueURL: url, agent: h.fakeAgentSetup(t, fh, "log,pid,nap=60s,pr")}
+	}
+	h.start(t, bin, a, setup(a))
+	waitPIDs(t, filepath.Join(a.home, "pids"), 1)
+	// This attempt is the job's last.
+	if _, err := db.ExecContext(t.Context(), "UPDATE river_job SET max_attempts = attempt WHERE kind = 'baton_issue'"); err != nil {
+		t.Fatal(err)
+	}
+	a.cmd.Process.Kill()
+	a.cmd.Wait()
+	h.start(t, bin, b, setup(b))
+	h.waitLabelled(t, []int{n}, config.DefaultWorkerFailed, time.Minute)
+	// Two polls of host B later, nothing was enqueued again.
+	polls := func() int {
+		var c int
+		db.QueryRowContext(t.Context(), "SELECT count(*) FROM river_job WHERE kind = 'baton_poll' AND state = 'completed'").Scan(&c)
+		return c
+	}
+	p0 := polls()
+	waitFor(t, "two more polls", func() bool { return polls() >= p0+2 })
+	b.stop(t)
+
+	var jobs int
+	var state string
+	if err := db.QueryRowContext(t.Context(), "SELECT count(*), min(state::text) FROM river_job WHERE kind = 'baton_issue'").Scan(&jobs, &state); err != nil || jobs != 1 || state != "discarded" {
+		t.Errorf("issue jobs = %d, state %s, %v; want the one job, discarded", jobs, state, err)
+	}
+	if got := h.agentStarts(t)[n]; got != 1 {
+		t.Errorf("agent started %d times; want once, on host A", got)
+	}
+	h.wantLabels(t, n, failedLabels, append([]string{config.DefaultWorkerDone}, activeLabels...))
+	comments := h.workerComments(n)
+	if len(comments) != 1 || !strings.Contains(comments[0].Body, string(HostLost)) || !strings.Contains(comments[0].Body, "host-a") {
+		t.Errorf("worker comments = %v; want one failure comment naming %s and host-a", comments, HostLost)
+	}
+}
