@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofrs/flock"
 
@@ -118,8 +119,10 @@ type writer struct {
 	insFTS *sql.Stmt
 	// insStrong adds the strong tiers' columns to strong_fts.
 	insStrong *sql.Stmt
-	// twins find a message's document from the other source (twinQueries).
+	// twins find a message's document from the other source (twinQueries);
+	// messages says which kinds have messages keyed (hasMessages).
 	twins    [2]*sql.Stmt
+	messages map[Kind]bool
 	n        int
 	sessions map[string]*sessionAcc
 	// recount are sessions whose transcript was replaced: their messages
@@ -238,7 +241,7 @@ func (ix *Index) catchUp(ctx context.Context, progress func(done, total int64), 
 		conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", defaultCacheKiB))
 		conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = NORMAL")
 	}()
-	w := &writer{ix: ix, conn: conn, sessions: map[string]*sessionAcc{}, recount: map[string]bool{}, progress: progress}
+	w := &writer{ix: ix, conn: conn, sessions: map[string]*sessionAcc{}, recount: map[string]bool{}, messages: map[Kind]bool{}, progress: progress}
 	src := ix.opts.Sources
 	transcripts := ix.transcriptFiles(known)
 	layers := layerFiles(src.State.Context())
@@ -569,11 +572,16 @@ func (w *writer) twinOf(ctx context.Context, d *doc) (twin, error) {
 	if d.msg == "" {
 		return t, nil
 	}
-	q := w.twins[1]
-	if d.kind == KindJournal {
-		q = w.twins[0]
+	mine, other, q := KindJournal, KindTranscript, w.twins[0]
+	if d.kind != KindJournal {
+		mine, other, q = KindTranscript, KindJournal, w.twins[1]
 	}
-	err := q.QueryRowContext(ctx, d.msg).Scan(&t.id, &t.worktree, &t.branch, &t.hidden)
+	has, err := w.hasMessages(ctx, other)
+	w.messages[mine] = true
+	if err != nil || !has {
+		return t, err
+	}
+	err = q.QueryRowContext(ctx, d.msg).Scan(&t.id, &t.worktree, &t.branch, &t.hidden)
 	if errors.Is(err, sql.ErrNoRows) {
 		return twin{}, nil
 	}
@@ -581,6 +589,21 @@ func (w *writer) twinOf(ctx context.Context, d *doc) (twin, error) {
 		return twin{}, fmt.Errorf("catch up: %w", classify(err))
 	}
 	return t, nil
+}
+
+// hasMessages reports whether the index holds a message of kind: when it
+// holds none (a history of transcripts only, or before the journal is
+// read), a message of the other kind has no twin to look up.
+func (w *writer) hasMessages(ctx context.Context, kind Kind) (bool, error) {
+	if has, ok := w.messages[kind]; ok {
+		return has, nil
+	}
+	var has bool
+	if err := w.tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM docs WHERE msg != '' AND kind = ?)", string(kind)).Scan(&has); err != nil {
+		return false, fmt.Errorf("catch up: %w", classify(err))
+	}
+	w.messages[kind] = has
+	return has, nil
 }
 
 // pair makes the message of d, just written as id, one document: a
@@ -1068,17 +1091,37 @@ const keyRunes = 200
 // messageKey keys a prompt or an answer by its session and the start of its
 // text, spaces collapsed: the same in the transcript and in the journal.
 func messageKey(session, text string) string {
-	text = textcut.OneLine(text)
-	if session == "" || text == "" {
-		return ""
+	if n := 8 * keyRunes; len(text) > n {
+		// Enough bytes for keyRunes characters, spaces collapsed.
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text = text[:n]
 	}
-	if r := []rune(text); len(r) > keyRunes {
-		text = string(r[:keyRunes])
+	if session == "" || strings.TrimSpace(text) == "" {
+		return ""
 	}
 	h := fnv.New64a()
 	h.Write([]byte(session))
 	h.Write([]byte{0})
-	h.Write([]byte(text))
+	runes := 0
+	for word := range strings.FieldsSeq(text) {
+		if runes > 0 {
+			h.Write([]byte{' '})
+			runes++
+		}
+		for i := range word {
+			if runes == keyRunes {
+				word = word[:i]
+				break
+			}
+			runes++
+		}
+		h.Write([]byte(word))
+		if runes >= keyRunes {
+			break
+		}
+	}
 	return strconv.FormatUint(h.Sum64(), 36)
 }
 

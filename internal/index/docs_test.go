@@ -1,6 +1,9 @@
 package index
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // What a person or the agent wrote is sorted by what it does with its
 // topic: a message that settles something goes to said whole, questions and
@@ -77,6 +80,39 @@ func TestAddWritten(t *testing.T) {
 			}
 			if got, want := d.settles(), tt.said != ""; got != want {
 				t.Errorf("settles: got %v; want %v", got, want)
+			}
+		})
+	}
+}
+
+// A message's key is the same in the transcript and in the journal: spaces
+// collapsed, only the start of a long text (the journal keeps an excerpt).
+func TestMessageKey(t *testing.T) {
+	long := strings.Repeat("word ", 300)
+	tests := []struct {
+		name       string
+		s1, t1     string
+		s2, t2     string
+		same, none bool
+	}{
+		{name: "spaces collapsed", s1: "s", t1: "Which port\n does  it use?", s2: "s", t2: "Which port does it use?", same: true},
+		{name: "an excerpt of a long text", s1: "s", t1: long + "tail one", s2: "s", t2: long[:1200] + "…", same: true},
+		{name: "multibyte excerpt", s1: "s", t1: strings.Repeat("ポート", 200), s2: "s", t2: strings.Repeat("ポート", 90), same: true},
+		{name: "another session", s1: "s", t1: "same text", s2: "t", t2: "same text"},
+		{name: "another text", s1: "s", t1: "port 8081", s2: "s", t2: "port 8080"},
+		{name: "no text", s1: "s", t1: "  \n", none: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := messageKey(tt.s1, tt.t1)
+			if tt.none {
+				if a != "" {
+					t.Errorf("got %q; want no key", a)
+				}
+				return
+			}
+			if b := messageKey(tt.s2, tt.t2); (a == b) != tt.same {
+				t.Errorf("got keys %q and %q; want the same: %v", a, b, tt.same)
 			}
 		})
 	}
