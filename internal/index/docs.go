@@ -348,12 +348,15 @@ func (d *doc) addWritten(i int, text string) {
 	if prose == "" {
 		return
 	}
+	// Most messages hold no word that settles anything, no question and no
+	// list: they are not cut into sentences.
+	maySettle, list := settles(prose), listShaped(prose)
+	if !maySettle && !list && !mayAsk(prose) {
+		d.setCol(i, prose)
+		return
+	}
 	var kept, aside []string
 	settled := false
-	// Most messages hold no word that settles anything: their sentences
-	// are not looked at one by one for it.
-	maySettle := settles(prose)
-	list := listShaped(prose)
 	for line := range strings.Lines(prose) {
 		if list && listLine(line) {
 			aside = append(aside, strings.TrimSpace(line))
@@ -398,8 +401,10 @@ var guessWords = []string{
 	"だろう", "未確認", "できていません",
 }
 
+// hasAny reports whether s, lower case and between spaces, holds one of
+// words.
 func hasAny(s string, words []string) bool {
-	s = " " + strings.ToLower(s) + " "
+	s = " " + s + " "
 	for _, w := range words {
 		if strings.Contains(s, w) {
 			return true
@@ -415,7 +420,13 @@ func settles(s string) bool { return hasAny(notNow.Replace(strings.ToLower(s)), 
 var notNow = strings.NewReplacer("for now", "", "right now", "", "just now", "")
 
 // guess reports a sentence that guesses, or says it does not know.
-func guess(s string) bool { return hasAny(s, guessWords) }
+func guess(s string) bool { return hasAny(strings.ToLower(s), guessWords) }
+
+// mayAsk reports text that may hold a question: a sentence ending as
+// question reports.
+func mayAsk(text string) bool {
+	return strings.ContainsAny(text, "?？") || strings.Contains(text, "か") || strings.Contains(text, "っけ")
+}
 
 // question reports a sentence that asks.
 func question(s string) bool {
