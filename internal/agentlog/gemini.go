@@ -323,8 +323,15 @@ func geminiRecords(s *Session, m *geminiMessage, off int64, fn func(*Session, *R
 	text := partsText(m.Content)
 	switch m.Type {
 	case "user":
-		// The CLI's own opening context is not the person's request.
-		if strings.TrimSpace(text) == "" || strings.HasPrefix(strings.TrimSpace(text), "<session_context>") {
+		// The CLI's own opening context is not the person's request, nor
+		// is what a SessionStart hook put before it (baton's briefing).
+		text = strings.TrimSpace(text)
+		if rest, ok := strings.CutPrefix(text, "<hook_context>"); ok {
+			if i := strings.LastIndex(rest, "</hook_context>"); i >= 0 {
+				text = strings.TrimSpace(rest[i+len("</hook_context>"):])
+			}
+		}
+		if text == "" || strings.HasPrefix(text, "<session_context>") {
 			return nil
 		}
 		r := base

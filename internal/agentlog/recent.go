@@ -12,12 +12,18 @@ import (
 	"time"
 )
 
-// Recent finds the newest session of agent a (Codex or Gemini) that ran in
-// one of roots or below and whose file changed after since; nil when there
-// is none. It is meant for a session start, so it looks only where a recent
-// session can be: Codex's day folders of the last week (newest first, at
-// most maxHeads first lines read), the roots' Gemini project folders.
-func Recent(ctx context.Context, a Agent, d Dirs, roots []string, since time.Time) (*File, time.Time, error) {
+// RecentFile is a session file and when it last changed.
+type RecentFile struct {
+	File
+	Modified time.Time
+}
+
+// Recent lists the sessions of agent a (Codex or Gemini) that ran in one
+// of roots or below and whose file changed after since, newest first. It is
+// meant for a session start, so it looks only where a recent session can
+// be: Codex's day folders of the last week (at most maxHeads first lines
+// read), the roots' Gemini project folders.
+func Recent(ctx context.Context, a Agent, d Dirs, roots []string, since time.Time) ([]RecentFile, error) {
 	type cand struct {
 		f     File
 		mtime time.Time
@@ -32,7 +38,7 @@ func Recent(ctx context.Context, a Agent, d Dirs, roots []string, since time.Tim
 	switch a {
 	case Codex:
 		if d.Codex == "" {
-			return nil, time.Time{}, nil
+			return nil, nil
 		}
 		for _, dir := range codexDayDirs(d.Codex, 7) {
 			entries, err := os.ReadDir(dir)
@@ -54,39 +60,40 @@ func Recent(ctx context.Context, a Agent, d Dirs, roots []string, since time.Tim
 		}
 	case Gemini:
 		if d.Gemini == "" {
-			return nil, time.Time{}, nil
+			return nil, nil
 		}
 		files, err := GeminiFiles(d.Gemini, roots)
 		if err != nil {
-			return nil, time.Time{}, err
+			return nil, err
 		}
 		for _, f := range files {
 			add(f)
 		}
 	default:
-		return nil, time.Time{}, fmt.Errorf("recent sessions: %w %q", ErrAgent, a)
+		return nil, fmt.Errorf("recent sessions: %w %q", ErrAgent, a)
 	}
 	slices.SortFunc(cands, func(x, y cand) int { return y.mtime.Compare(x.mtime) })
+	var out []RecentFile
 	for i, c := range cands {
-		if a == Gemini {
-			return &c.f, c.mtime, nil // listed by folder already
-		}
 		if i == maxHeads {
 			break
 		}
-		s, err := Head(ctx, c.f)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, time.Time{}, ctx.Err()
+		if a == Codex { // Gemini's are listed by folder already
+			s, err := Head(ctx, c.f)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue
 			}
-			continue
-		}
-		if Within(s.Cwd, roots) {
+			if !Within(s.Cwd, roots) {
+				continue
+			}
 			c.f.Cwd = s.Cwd
-			return &c.f, c.mtime, nil
 		}
+		out = append(out, RecentFile{c.f, c.mtime})
 	}
-	return nil, time.Time{}, nil
+	return out, nil
 }
 
 // maxHeads bounds the Codex files whose first line Recent reads.

@@ -20,7 +20,7 @@ func readFixture(b *testing.B, name string) []byte {
 // format.
 func BenchmarkApplyInstall(b *testing.B) {
 	data := readFixture(b, "user-hooks.json")
-	install := installHooks(DefaultHookCommand)
+	install := installHooks(DefaultHookCommand, HookEvents(), HookTimeout)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		if _, _, _, err := apply("settings.json", data, install); err != nil {

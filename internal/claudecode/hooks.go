@@ -74,16 +74,24 @@ func isToolEvent(event string) bool {
 // A file that is not a JSON object, or whose "hooks" is not an object of
 // arrays, is refused with an error matching ErrInvalidSettings.
 func InstallHooks(ctx context.Context, path, command string) (Change, error) {
-	return editFile(ctx, path, true, installHooks(command))
+	return editFile(ctx, path, true, installHooks(command, HookEvents(), HookTimeout))
 }
 
-func installHooks(command string) editFunc {
+// InstallHooksFor is InstallHooks for other agents' CLIs whose settings
+// keep hooks in the same shape (the Gemini CLI's settings.json, the Codex
+// CLI's hooks.json): only the events given, with no timeout of baton's
+// (their own default applies; they count it in other units).
+func InstallHooksFor(ctx context.Context, path, command string, events []string) (Change, error) {
+	return editFile(ctx, path, true, installHooks(command, events, 0))
+}
+
+func installHooks(command string, events []string, timeout int) editFunc {
 	return func(d *document) (added, _ []string, err error) {
 		hooks, err := d.hooks()
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, event := range HookEvents() {
+		for _, event := range events {
 			var groups []node
 			if n, ok := hooks.get(event); ok {
 				groups = parseArray(n)
@@ -91,7 +99,7 @@ func installHooks(command string) editFunc {
 					continue
 				}
 			}
-			groups = append(groups, node{raw: hookGroup(event, command), off: -1})
+			groups = append(groups, node{raw: hookGroup(event, command, timeout), off: -1})
 			hooks.set(event, arrayBytes(groups))
 			added = append(added, event)
 		}
@@ -225,12 +233,15 @@ func (d *document) hooks() (object, error) {
 	return hooks, nil
 }
 
-// hookGroup returns the matcher group baton adds to event.
-func hookGroup(event, command string) []byte {
+// hookGroup returns the matcher group baton adds to event, with a timeout
+// in seconds unless it is 0.
+func hookGroup(event, command string, timeout int) []byte {
 	entry := object{}
 	entry.set("type", encodeString("command"))
 	entry.set("command", encodeString(command))
-	entry.set("timeout", []byte(strconv.Itoa(HookTimeout)))
+	if timeout > 0 {
+		entry.set("timeout", []byte(strconv.Itoa(timeout)))
+	}
 	group := object{}
 	if isToolEvent(event) {
 		group.set("matcher", encodeString("*"))

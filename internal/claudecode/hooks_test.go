@@ -715,7 +715,7 @@ func FuzzInstallUninstall(f *testing.F) {
 	f.Add([]byte(`[{"hooks":1}]`))
 	f.Add([]byte("{\"a\":\"\xff\"}"))
 
-	install, uninstall := installHooks(DefaultHookCommand), uninstallHooks(DefaultHookCommand)
+	install, uninstall := installHooks(DefaultHookCommand, HookEvents(), HookTimeout), uninstallHooks(DefaultHookCommand)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// In memory: the file layer is tested above, and fsync would make
 		// each run take milliseconds.
@@ -781,7 +781,7 @@ func FuzzSplice(f *testing.F) {
 	}
 	f.Add([]byte(`{"hooks":{"Stop":[ {"hooks":[{"command":"baton hook"}]} , "x" ]}, "a" : [ ] }`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, edit := range []editFunc{installHooks(DefaultHookCommand), uninstallHooks(DefaultHookCommand)} {
+		for _, edit := range []editFunc{installHooks(DefaultHookCommand, HookEvents(), HookTimeout), uninstallHooks(DefaultHookCommand)} {
 			doc, err := parseDocument("settings.json", data)
 			if err != nil {
 				return

@@ -148,10 +148,20 @@ func TestE2EGeminiSessionFound(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// baton's briefing reaches the Gemini session through its
+		// SessionStart hook.
+		runBaton(t, e, filepath.Join(e.Path[len(e.Path)-1], "baton"), "init", "--agent", "gemini")
 		runAgentCLI(t, e, bin, []string{"GEMINI_API_KEY=test", "GOOGLE_GEMINI_BASE_URL=" + srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"},
 			"-p", "list the missing folder", "--approval-mode", "yolo")
 		if srv.Remaining() != 0 {
 			t.Fatalf("gemini left %d scripted turns unused", srv.Remaining())
+		}
+		hooked := false
+		for _, r := range srv.Requests() {
+			hooked = hooked || strings.Contains(r.Raw, "<hook_context>## baton: where this worktree stands")
+		}
+		if !hooked {
+			t.Errorf("no Gemini request carries baton's briefing in <hook_context>")
 		}
 	}, `\d{4}-\d\d-\d\d +400 +140 +0 +2,000 +2,540 .*gemini-`)
 }

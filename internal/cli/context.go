@@ -539,6 +539,9 @@ type ContextBuildOptions struct {
 	Budget  int
 	Session string
 	Source  string
+	// Hook prints the text as a SessionStart hook's output, for other
+	// agents' CLIs (baton init --agent), and fails open as a hook does.
+	Hook bool
 }
 
 // NewCmdContextBuild builds `baton context build`, the push text for hosts
@@ -568,10 +571,27 @@ func NewCmdContextBuild(f *Factory, runF func(context.Context, *ContextBuildOpti
 	cmd.Flags().IntVar(&opts.Budget, "budget", hook.MaxContext, "the most characters (UTF-16 units) to print")
 	cmd.Flags().StringVar(&opts.Session, "session", "", "the starting session's id")
 	cmd.Flags().StringVar(&opts.Source, "source", "", "why the session starts: startup, resume, compact, clear, crash or switch")
+	cmd.Flags().BoolVar(&opts.Hook, "hook", false, "print a SessionStart hook's JSON output (as the Gemini and Codex CLIs read it); errors go to baton.log, not to the agent")
 	return cmd
 }
 
 func contextBuildRun(ctx context.Context, opts *ContextBuildOptions) error {
+	err := contextBuild(ctx, opts)
+	if err == nil || !opts.Hook {
+		return err
+	}
+	// A hook fails open: the other agent starts without the briefing and
+	// the error goes to baton.log, where baton doctor shows it.
+	f := opts.Factory
+	if w, werr := findWorkspace(f); werr == nil {
+		log, closer := w.state.Logger(f.Getenv)
+		log.Error("context build --hook", "err", err)
+		closer.Close()
+	}
+	return nil
+}
+
+func contextBuild(ctx context.Context, opts *ContextBuildOptions) error {
 	f := opts.Factory
 	e, err := newContextEnv(f, opts.contextFlags)
 	if err != nil {
@@ -603,6 +623,12 @@ func contextBuildRun(ctx context.Context, opts *ContextBuildOptions) error {
 			return printJSON(f, map[string]any{
 				"text": br.Text, "case": br.Case, "kept": br.Kept, "left": br.Left, "characters": hook.Len(br.Text),
 			})
+		}
+		if opts.Hook {
+			if br.Text == "" {
+				return nil
+			}
+			return hook.WriteOutput(f.IO.Out, hook.SessionStart, br.Text)
 		}
 		if br.Text != "" {
 			fmt.Fprintln(f.IO.Out, br.Text)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/baton-cli/baton/internal/agentlog"
 	"github.com/baton-cli/baton/internal/claudecode"
 	"github.com/baton-cli/baton/internal/gitrepo"
 	"github.com/baton-cli/baton/internal/i18n"
@@ -31,6 +33,9 @@ type InitOptions struct {
 	// it); Force replaces a status line of the person's own, which is kept
 	// to be put back by --uninstall.
 	StatusLine, Force bool
+	// Agent wires another agent's CLI instead of Claude Code: gemini or
+	// codex.
+	Agent string
 }
 
 // NewCmdInit builds `baton init`, which wires Claude Code's hooks to baton.
@@ -76,6 +81,7 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 	cmd.Flags().BoolVar(&opts.NoMCP, "no-mcp", false, "do not register baton mcp (with --uninstall: leave it registered)")
 	cmd.Flags().BoolVar(&opts.StatusLine, "statusline", false, "set baton's status line too (with --uninstall: remove only it)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "with --statusline, replace a status line of your own (--uninstall puts it back)")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "wire baton's briefing into another agent's CLI instead: gemini (this repository's .gemini/settings.json) or codex (~/.codex/hooks.json)")
 	return cmd
 }
 
@@ -114,6 +120,9 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	lang, err := commandLang(f, opts.Lang, repo.Worktree)
 	if err != nil {
 		return err
+	}
+	if opts.Agent != "" {
+		return initAgentRun(ctx, opts, repo, repoErr, lang)
 	}
 	if repoErr != nil && !opts.User {
 		return errors.New(msgNeedRepo.Format(lang, repoErr))
@@ -246,6 +255,89 @@ func uninstallStatusLine(ctx context.Context, f *Factory, path, saveRoot, save s
 	if len(ch.Removed) > 0 {
 		fmt.Fprintln(f.IO.Out, msgStatusLineGone.Format(lang, path))
 	}
+	return nil
+}
+
+var (
+	msgInitAgent      = i18n.Msg{JA: "--agent %q は使えません: gemini か codex です", EN: "--agent %q is not gemini or codex"}
+	msgInitAgentAdded = i18n.Msg{JA: "%s の SessionStart フックに baton の状況説明（%s）を追加しました: %s", EN: "Added baton's briefing (%s) to %s's SessionStart hook: %s"}
+	msgInitGeminiNext = i18n.Msg{
+		JA: "Gemini CLI はこのフォルダを信頼（trusted folder）していればプロジェクトのフックを実行し、初回に新しいフックとして警告を表示します。状況説明は最初の依頼の前に <hook_context> として渡ります。",
+		EN: "The Gemini CLI runs a project's hooks once the folder is trusted, warning about a new hook the first time; the briefing reaches the model before the first request, in <hook_context>.",
+	}
+	msgInitCodexNext = i18n.Msg{
+		JA: "Codex CLI 0.169 のフックは既定で無効です: ~/.codex/config.toml の [features] に hooks = true を加え（または codex --enable hooks）、次に codex を起動したときにこのフックを確認して信頼してください（自動化では codex exec --enable hooks --dangerously-bypass-hook-trust）。このフックはどのフォルダの Codex セッションでも動き、baton の記録がない所では何も出力しません。",
+		EN: "Hooks are off by default in the Codex CLI 0.169: add hooks = true under [features] in ~/.codex/config.toml (or run codex --enable hooks), then review and trust this hook when codex next starts (in automation: codex exec --enable hooks --dangerously-bypass-hook-trust). The hook runs for Codex sessions in every folder and prints nothing where baton has recorded nothing.",
+	}
+)
+
+// agentHookCommand is what another agent's SessionStart hook runs.
+const agentHookCommand = "baton context build --hook"
+
+// initAgentRun wires baton's briefing into another agent's CLI, whose
+// SessionStart hooks read the same JSON as Claude Code's: the Gemini CLI's
+// project settings (kept out of git when git does not track them), the
+// Codex CLI's user hooks.json (its project hooks need the project trusted
+// first).
+func initAgentRun(ctx context.Context, opts *InitOptions, repo gitrepo.Repo, repoErr error, lang i18n.Lang) error {
+	f := opts.Factory
+	a, err := agentlog.ParseAgent(opts.Agent)
+	if err != nil || a == agentlog.Claude {
+		return flagError{errors.New(msgInitAgent.Format(lang, opts.Agent))}
+	}
+	command := agentHookCommand
+	if opts.Command != "" {
+		command = opts.Command
+	}
+	var path, exclude string
+	next := msgInitCodexNext
+	switch a {
+	case agentlog.Gemini:
+		if repoErr != nil {
+			return errors.New(msgNeedRepo.Format(lang, repoErr))
+		}
+		path, exclude, next = filepath.Join(repo.Worktree, ".gemini", "settings.json"), "/.gemini/settings.json", msgInitGeminiNext
+	case agentlog.Codex:
+		path = filepath.Join(agentlog.DirsFrom(f.Getenv).Codex, "hooks.json")
+	}
+	out := f.IO.Out
+	if opts.Uninstall {
+		ch, err := claudecode.UninstallHooks(ctx, path, command)
+		if err != nil {
+			return err
+		}
+		if len(ch.Removed) == 0 {
+			fmt.Fprintln(out, msgInitNone.Format(lang, path))
+			return nil
+		}
+		fmt.Fprintln(out, msgInitRemoved.Format(lang, path, ch.Removed))
+		if exclude != "" {
+			if _, err := claudecode.RemoveIfEmpty(path); err != nil {
+				return err
+			}
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				return removeExclude(f, repo, exclude, lang)
+			}
+		}
+		return nil
+	}
+	ch, err := claudecode.InstallHooksFor(ctx, path, command, []string{"SessionStart"})
+	if err != nil {
+		return err
+	}
+	if len(ch.Added) == 0 {
+		fmt.Fprintln(out, msgInitUnchanged.Format(lang, path))
+	} else {
+		fmt.Fprintln(out, msgInitAgentAdded.Format(lang, command, agentNames[a], path))
+	}
+	if exclude != "" {
+		if tracked, err := repo.Tracked(ctx, path); err == nil && !tracked {
+			if err := addExclude(f, repo, exclude, lang); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Fprintln(out, next.In(lang))
 	return nil
 }
 

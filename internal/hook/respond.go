@@ -48,7 +48,7 @@ func respond(ctx context.Context, r Responder, c *Call, out io.Writer) (err erro
 	if err != nil || text == "" {
 		return err
 	}
-	return writeOutput(out, c.Payload.Event, text)
+	return WriteOutput(out, c.Payload.Event, text)
 }
 
 // output is the hook output Claude Code reads: additionalContext reaches
@@ -61,9 +61,10 @@ type output struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// writeOutput prints text as event's hook output, the one shape every
-// event that gives the model context uses.
-func writeOutput(out io.Writer, event, text string) error {
+// WriteOutput prints text as event's hook output, the one shape every
+// event that gives the model context uses (Claude Code's, and the Gemini
+// and Codex CLIs' SessionStart hooks read it too).
+func WriteOutput(out io.Writer, event, text string) error {
 	var o output
 	o.HookSpecificOutput.HookEventName = event
 	o.HookSpecificOutput.AdditionalContext = text

@@ -176,7 +176,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 	if text == "" {
 		return res, nil
 	}
-	return res, writeOutput(out, SessionStart, text)
+	return res, WriteOutput(out, SessionStart, text)
 }
 
 // sessionContext asks one provider, turning its panic into an error: a bug

@@ -50,6 +50,9 @@ const (
 	agentTextChars   = 600
 	agentErrorLines  = 2
 	agentTailBytes   = 4 << 20
+	// maxAgentSessions bounds the newest sessions read for one that did
+	// something.
+	maxAgentSessions = 3
 )
 
 // LastAgentWork finds the newest Codex CLI or Gemini CLI session (only
@@ -60,41 +63,55 @@ func LastAgentWork(ctx context.Context, d agentlog.Dirs, worktree string, since 
 	if a != "" {
 		agents = []agentlog.Agent{a}
 	}
-	var best *agentlog.File
-	var bestAt time.Time
+	var cands []agentlog.RecentFile
 	for _, ag := range agents {
-		f, at, err := agentlog.Recent(ctx, ag, d, []string{worktree}, since)
+		files, err := agentlog.Recent(ctx, ag, d, []string{worktree}, since)
 		if err != nil {
 			return nil, err
 		}
-		if f != nil && at.After(bestAt) {
-			best, bestAt = f, at
+		cands = append(cands, files...)
+	}
+	slices.SortFunc(cands, func(x, y agentlog.RecentFile) int { return y.Modified.Compare(x.Modified) })
+	// The newest that did something: a session that has only started (the
+	// other CLI's own, running the hook that asks for this) says nothing.
+	for i, c := range cands {
+		if i == maxAgentSessions {
+			break
+		}
+		w, err := readAgentWork(ctx, c)
+		if err != nil || w != nil {
+			return w, err
 		}
 	}
-	if best == nil {
-		return nil, nil
-	}
-	w := &AgentWork{Agent: best.Agent}
+	return nil, nil
+}
+
+// readAgentWork reads what one session did; nil when it did nothing yet.
+func readAgentWork(ctx context.Context, c agentlog.RecentFile) (*AgentWork, error) {
+	w := &AgentWork{Agent: c.Agent}
 	var cmds []AgentCommand
-	s, err := agentlog.ReadTail(ctx, *best, agentTailBytes, func(_ *agentlog.Session, r *agentlog.Record) error {
+	s, err := agentlog.ReadTail(ctx, c.File, agentTailBytes, func(_ *agentlog.Session, r *agentlog.Record) error {
 		switch r.Kind {
 		case agentlog.Request:
 			w.Request = r.Text
 		case agentlog.Answer:
 			w.Answer = r.Text
 		case agentlog.Command:
-			c := AgentCommand{Command: textcut.OneLine(r.Text), Exit: r.Exit, Failed: r.Failed}
+			cmd := AgentCommand{Command: textcut.OneLine(r.Text), Exit: r.Exit, Failed: r.Failed}
 			if r.Failed {
-				c.Error = firstLines(r.Output, agentErrorLines)
+				cmd.Error = firstLines(r.Output, agentErrorLines)
 			}
-			cmds = append(cmds, c)
+			cmds = append(cmds, cmd)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	w.Session, w.Start, w.Last = s.ID, s.Start, cmp.Or(s.Last, bestAt)
+	if w.Request == "" && w.Answer == "" && len(cmds) == 0 {
+		return nil, nil
+	}
+	w.Session, w.Start, w.Last = s.ID, s.Start, cmp.Or(s.Last, c.Modified)
 	// Newest first, the failing ones before the others; a command run
 	// again counts once, as its latest run.
 	slices.Reverse(cmds)
