@@ -239,12 +239,13 @@ var (
 )
 
 var (
-	msgDrMemoryOff    = i18n.Msg{JA: "共有はオフです（memory.share: false）", EN: "sharing is off (memory.share: false)"}
-	msgDrMemoryNone   = i18n.Msg{JA: "まだ同期していません。`baton sync` で %s を origin の %s で共有します", EN: "not synced yet: `baton sync` shares %s on %s of origin"}
-	msgDrMemoryRemote = i18n.Msg{JA: "origin リモートがないので共有できません", EN: "no origin remote to share through"}
-	msgDrMemory       = i18n.Msg{JA: "%[2]s に %[1]d 件（コミット %[3]s）。最後の同期 %[4]s: 受け取り %[5]d 件、送信 %[6]d 件。共有するもの: %[7]s", EN: "%d entries on %s (commit %s); last sync %s: %d came, %d went; shares %s"}
-	msgDrMemoryFailed = i18n.Msg{JA: "最後の同期（%s）が失敗しました: %s", EN: "the last sync (%s) failed: %s"}
-	msgDrMemoryHeld   = i18n.Msg{JA: "最後の同期（%s）で秘密情報を含む %d 件を送りませんでした: %s", EN: "the last sync (%s) held back %d entries that would carry a secret: %s"}
+	msgDrMemoryOff      = i18n.Msg{JA: "共有はオフです（memory.share: false）", EN: "sharing is off (memory.share: false)"}
+	msgDrMemoryNone     = i18n.Msg{JA: "まだ同期していません。`baton sync` で %s を origin の %s で共有します", EN: "not synced yet: `baton sync` shares %s on %s of origin"}
+	msgDrMemoryRemote   = i18n.Msg{JA: "origin リモートがないので共有できません", EN: "no origin remote to share through"}
+	msgDrMemory         = i18n.Msg{JA: "%[2]s に %[1]d 件（コミット %[3]s）。最後の同期 %[4]s: 受け取り %[5]d 件、送信 %[6]d 件。共有するもの: %[7]s", EN: "%d entries on %s (commit %s); last sync %s: %d came, %d went; shares %s"}
+	msgDrMemoryFailed   = i18n.Msg{JA: "最後の同期（%s）が失敗しました: %s", EN: "the last sync (%s) failed: %s"}
+	msgDrMemoryHandoffs = i18n.Msg{JA: "まだ引き取られていない引き継ぎ: %s（`baton pickup <id>`）", EN: "handoffs not picked up yet: %s (`baton pickup <id>`)"}
+	msgDrMemoryHeld     = i18n.Msg{JA: "最後の同期（%s）で秘密情報を含む %d 件を送りませんでした: %s", EN: "the last sync (%s) held back %d entries that would carry a secret: %s"}
 )
 
 // memoryCheck tells the state of the shared memory: off, not synced yet,
@@ -274,7 +275,15 @@ func memoryCheck(ctx context.Context, f *Factory, repo gitrepo.Repo, dir state.D
 		return "memory", checkWarn, msgDrMemoryHeld.Format(lang, at, len(st.Refused), strings.Join(st.Refused, "; "))
 	}
 	tip, _ := g.Run(ctx, "rev-parse", "--short", "--verify", "--quiet", teammem.Ref)
-	return "memory", checkOK, msgDrMemory.Format(lang, st.Entries, teammem.Ref, tip, at, st.Came, st.Went, kinds)
+	detail := msgDrMemory.Format(lang, st.Entries, teammem.Ref, tip, at, st.Came, st.Went, kinds)
+	if v, err := teammem.DirOf(dir).ReadView(); err == nil && len(v.Handoffs) > 0 {
+		var ids []string
+		for _, h := range v.Handoffs {
+			ids = append(ids, teammem.ShortID(h.ID)+" ("+h.Branch+", "+h.Author+")")
+		}
+		detail += "; " + msgDrMemoryHandoffs.Format(lang, strings.Join(ids, ", "))
+	}
+	return "memory", checkOK, detail
 }
 
 // archiveWarnAhead is how long before Claude Code's cleanup a transcript

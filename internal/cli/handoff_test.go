@@ -38,6 +38,10 @@ func TestHandoffAndPickup(t *testing.T) {
 		t.Fatalf("handoff --json: %+v (%v); want a 12-character id, clean", h, err)
 	}
 
+	b.baton(t, false, "sync")
+	if got := b.memoryLine(t); !strings.Contains(got, "handoffs not picked up yet: "+h.ID+" (feature/csv, alice <alice@example.com>)") {
+		t.Errorf("doctor before the pickup: %q", got)
+	}
 	out := b.baton(t, false, "pickup", h.ID, "--print-command", "--", "-p", "go on")
 	wt := b.dir + "-feature-csv"
 	if !strings.Contains(out, "created the worktree "+wt) || !strings.Contains(out, "cd "+wt+" && claude --resume s-hand -p 'go on'") {
@@ -51,6 +55,10 @@ func TestHandoffAndPickup(t *testing.T) {
 		t.Errorf("laid transcript %q (%v); want A's conversation without the token", laid, err)
 	}
 
+	b.baton(t, false, "sync")
+	if got := b.memoryLine(t); strings.Contains(got, "not picked up") {
+		t.Errorf("doctor after the pickup: %q", got)
+	}
 	// Picked up once: a second pickup says by whom, unless --again.
 	if got := b.baton(t, true, "pickup", h.ID); !strings.Contains(got, "picked up already, by bob <bob@example.com>") {
 		t.Errorf("second pickup said %q", got)
