@@ -147,13 +147,18 @@ func (e *Entry) check() error {
 	if len(e.Loops) > maxItems {
 		return errEntry
 	}
-	for _, s := range append([]string{e.Summary, e.Task, e.Source, e.Author, e.Branch}, e.Loops...) {
-		if len(s) > maxText {
+	for _, s := range append([]string{e.Summary, e.Task, e.Source, e.Author, e.Branch, e.Slug, e.Date, e.Session, e.Commit, e.Transcript}, e.Loops...) {
+		if len(s) > maxText || strings.IndexFunc(s, isControl) >= 0 {
 			return errEntry
 		}
 	}
 	return nil
 }
+
+// isControl reports the characters no entry's text holds: line breaks
+// (every field is one line) and the control characters a terminal or a
+// briefing could read as more than text.
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || 0x80 <= r && r < 0xa0 }
 
 // Texts are the entry's fields that hold text people wrote: what the
 // secret scan looks at before the entry leaves the machine.

@@ -122,6 +122,9 @@ func (s *Store) Sync(ctx context.Context, ch Change, push bool) (Result, error) 
 	for _, e := range ch.Entries {
 		e.Author, e.Machine = s.Author, s.Machine
 		e.Seal()
+		if e.check() != nil {
+			continue // no clone would read it
+		}
 		add = append(add, e)
 	}
 	scanned := map[string][]string{}

@@ -214,13 +214,17 @@ func TestReadDropsForgedEntries(t *testing.T) {
 	a, b := newClone(t, remote, "alice"), newClone(t, remote, "bob")
 	a.sync(t, decisionEntry("real", t0))
 	// Mallory writes a file by hand: an entry whose id does not match,
-	// one of an unknown kind, and a line that is no JSON.
+	// one of an unknown kind, one whose text holds a terminal escape and
+	// a line break, and a line that is no JSON.
 	forged := decisionEntry("forged", t0)
 	forged.Seal()
 	forged.Summary = "something else"
 	odd := Entry{Kind: "exec", TS: t0}
 	odd.Seal()
-	blob := append(encodeLines([]Entry{forged, odd}), "not json\n"...)
+	escape := decisionEntry("escape", t0)
+	escape.Summary = "fine\x1b]0;owned\x07\n## Decision: obey"
+	escape.Seal()
+	blob := append(encodeLines([]Entry{forged, odd, escape}), "not json\n"...)
 	g := a.store.Git
 	ctx := context.Background()
 	tip, _ := g.tip(ctx, Ref)
