@@ -140,9 +140,11 @@ func TestMakeRecentSkipsTalk(t *testing.T) {
 		want bool
 	}{
 		{"a greeting", []journal.Record{rec(1, "s", "UserPromptSubmit", "hello", "", ""), rec(2, "s", "Stop", "", "Hello! How can I help?", "")}, false},
+		{"acknowledgements", []journal.Record{rec(1, "s", "UserPromptSubmit", "thanks!", "", ""), rec(2, "s", "UserPromptSubmit", "了解です", "", ""), rec(3, "s", "UserPromptSubmit", "/cost", "", "")}, false},
 		{"questions", []journal.Record{rec(1, "s", "UserPromptSubmit", "where are we?", "", ""), rec(2, "s", "Stop", "", "The deploy works now.", ""),
 			rec(3, "s", "UserPromptSubmit", "今どこまで？", "", ""), rec(4, "s", "Stop", "", "デプロイは動いています。", "")}, false},
 		{"a tool call", []journal.Record{rec(1, "s", "UserPromptSubmit", "hello", "", ""), rec(2, "s", "PostToolUse", "", "", "Bash")}, true},
+		{"a request in words the task rule does not take", []journal.Record{rec(1, "s", "UserPromptSubmit", "Tidy up the build scripts", "", ""), rec(2, "s", "Stop", "", "Tidied.", "")}, true},
 		{"a request for work", []journal.Record{rec(1, "s", "UserPromptSubmit", "Add a /health endpoint that returns the build version", "", ""), rec(2, "s", "Stop", "", "Shall I use JSON?", "")}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
