@@ -114,6 +114,7 @@ var (
 	msgWorkerRunLine       = i18n.Msg{JA: "  %s#%d  %s から、期限 %s、段階 %s、ブランチ %s", EN: "  %s#%d  since %s, deadline %s, step %s, branch %s"}
 	msgWorkerStatusPending = i18n.Msg{JA: "（GitHub への反映待ち）", EN: " (GitHub update pending)"}
 	msgWorkerServiceFlag   = i18n.Msg{JA: "--systemd か --launchd のどちらか一方を指定してください", EN: "give exactly one of --systemd and --launchd"}
+	msgWorkerServiceQueue  = i18n.Msg{JA: "BATON_QUEUE_URL（キューのパスワードを含みます）をこのファイルに書きました。ファイルは自分だけが読めるようにしてください（chmod 600）。", EN: "BATON_QUEUE_URL (with the queue's password) is written into this file: keep it readable by you alone (chmod 600)."}
 	msgWorkerSystemdHint   = i18n.Msg{JA: "~/.config/systemd/user/baton-worker.service に保存し、`systemctl --user daemon-reload && systemctl --user enable --now baton-worker` で起動してください。", EN: "Save it as ~/.config/systemd/user/baton-worker.service, then start it with `systemctl --user daemon-reload && systemctl --user enable --now baton-worker`."}
 	msgWorkerLaunchdHint   = i18n.Msg{JA: "~/Library/LaunchAgents/baton-worker.plist に保存し、`launchctl load ~/Library/LaunchAgents/baton-worker.plist` で起動してください。", EN: "Save it as ~/Library/LaunchAgents/baton-worker.plist, then start it with `launchctl load ~/Library/LaunchAgents/baton-worker.plist`."}
 )
@@ -512,13 +513,18 @@ func workerServiceRun(ctx context.Context, opts *WorkerOptions) error {
 		StopTimeoutMinutes: cfg.Worker.Execution.Timeout() + 5,
 		LogDir:             filepath.Join(workerDataDir(f), "logs"),
 	}
-	for _, k := range []string{"GITHUB_API_URL", "GITHUB_GRAPHQL_URL", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "LANG"} {
+	// The queue named by BATON_QUEUE_URL goes into the service too: without
+	// it the service would quietly serve a queue of its own on this machine.
+	for _, k := range []string{"BATON_QUEUE_URL", "GITHUB_API_URL", "GITHUB_GRAPHQL_URL", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "LANG"} {
 		if v := f.Getenv(k); v != "" {
 			if s.Env == nil {
 				s.Env = map[string]string{}
 			}
 			s.Env[k] = v
 		}
+	}
+	if s.Env["BATON_QUEUE_URL"] != "" {
+		fmt.Fprintln(f.IO.ErrOut, msgWorkerServiceQueue.In(lang))
 	}
 	if opts.Systemd {
 		fmt.Fprint(f.IO.Out, worker.SystemdUnit(s))
