@@ -193,11 +193,8 @@ func (h *harness) fakeAgentSetup(t testing.TB, fh *fleetHost, first string) conf
 	}}
 }
 
-// checkOnce fails t unless every issue was started and claimed exactly
-// once, and got exactly one pull request.
-func (h *harness) checkOnce(t testing.TB, issues []int) {
-	t.Helper()
-	starts, claims := h.agentStarts(t), h.claimPosts()
+// prsByIssue counts the pull requests from each issue's run branches.
+func (h *harness) prsByIssue() map[int]int {
 	prs := map[int]int{}
 	for _, p := range h.gh.PullRequests() {
 		if m := branchIssue.FindStringSubmatch(p.Head); m != nil {
@@ -205,6 +202,23 @@ func (h *harness) checkOnce(t testing.TB, issues []int) {
 			prs[n]++
 		}
 	}
+	return prs
+}
+
+// addIssues adds k eligible issues, "Change 0" to "Change k-1".
+func (h *harness) addIssues(k int) []int {
+	var issues []int
+	for i := range k {
+		issues = append(issues, h.addIssue(fmt.Sprintf("Change %d", i), "body"))
+	}
+	return issues
+}
+
+// checkOnce fails t unless every issue was started and claimed exactly
+// once, and got exactly one pull request.
+func (h *harness) checkOnce(t testing.TB, issues []int) {
+	t.Helper()
+	starts, claims, prs := h.agentStarts(t), h.claimPosts(), h.prsByIssue()
 	for _, n := range issues {
 		if starts[n] != 1 || claims[n] != 1 || prs[n] != 1 {
 			t.Errorf("issue %d: agent started %d times, claimed %d times, %d pull requests; want 1, 1, 1", n, starts[n], claims[n], prs[n])
@@ -219,10 +233,7 @@ func TestFleetThreeHostsThirtyIssues(t *testing.T) {
 	bin := buildBaton(t)
 	h := newHarness(t)
 	migrateQueue(t, url)
-	var issues []int
-	for i := range 30 {
-		issues = append(issues, h.addIssue(fmt.Sprintf("Change %d", i), "body"))
-	}
+	issues := h.addIssues(30)
 	var hosts []*fleetHost
 	for i := range 3 {
 		fh := h.newHost(t, "host-"+strconv.Itoa(i))
@@ -255,10 +266,7 @@ func TestFleetPostgresRestart(t *testing.T) {
 	bin := buildBaton(t)
 	h := newHarness(t)
 	migrateQueue(t, url)
-	var issues []int
-	for i := range 12 {
-		issues = append(issues, h.addIssue(fmt.Sprintf("Change %d", i), "body"))
-	}
+	issues := h.addIssues(12)
 	var hosts []*fleetHost
 	for i := range 2 {
 		fh := h.newHost(t, "host-"+strconv.Itoa(i))
@@ -620,10 +628,7 @@ func TestFleetHostKilledMidRun(t *testing.T) {
 	bin := buildBaton(t)
 	h := newHarness(t)
 	migrateQueue(t, url)
-	var issues []int
-	for i := range 12 {
-		issues = append(issues, h.addIssue(fmt.Sprintf("Change %d", i), "body"))
-	}
+	issues := h.addIssues(12)
 	var hosts []*fleetHost
 	for i := range 3 {
 		fh := h.newHost(t, "host-"+strconv.Itoa(i))
@@ -659,14 +664,7 @@ func TestFleetHostKilledMidRun(t *testing.T) {
 	for _, fh := range hosts[1:] {
 		fh.stop(t)
 	}
-	prs := map[int]int{}
-	for _, p := range h.gh.PullRequests() {
-		if m := branchIssue.FindStringSubmatch(p.Head); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			prs[n]++
-		}
-	}
-	starts := h.agentStarts(t)
+	prs, starts := h.prsByIssue(), h.agentStarts(t)
 	lost := map[int]bool{running[0].Issue: true, running[1].Issue: true}
 	for _, n := range issues {
 		h.wantLabels(t, n, doneLabels, activeLabels)
