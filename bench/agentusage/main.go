@@ -29,6 +29,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/baton-cli/baton/internal/agentlog/codextest"
 )
 
 func main() {
@@ -239,7 +241,7 @@ func writeSession(path string, start time.Time, size int64, r *rand.Rand, s int)
 	ts := start
 	line := func(typ string, payload any) {
 		ts = ts.Add(time.Duration(500+r.IntN(4000)) * time.Millisecond)
-		b := rolloutLine(ts, typ, payload)
+		b := codextest.Line(ts, typ, payload)
 		w.Write(b)
 		w.WriteByte('\n')
 		n += int64(len(b) + 1)
@@ -291,26 +293,4 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
-}
-
-// rolloutLine lays a line out as the Codex CLI does: timestamp, type,
-// payload, and the payload's own type first.
-func rolloutLine(ts time.Time, typ string, payload any) []byte {
-	p, _ := json.Marshal(payload)
-	if m, ok := payload.(map[string]any); ok {
-		if pt, ok := m["type"].(string); ok {
-			rest := map[string]any{}
-			for k, v := range m {
-				if k != "type" {
-					rest[k] = v
-				}
-			}
-			r, _ := json.Marshal(rest)
-			p = append([]byte(`{"type":`+strconv.Quote(pt)+`,`), r[1:]...)
-			if len(rest) == 0 {
-				p = []byte(`{"type":` + strconv.Quote(pt) + `}`)
-			}
-		}
-	}
-	return []byte(`{"timestamp":"` + ts.Format("2006-01-02T15:04:05.000Z") + `","type":` + strconv.Quote(typ) + `,"payload":` + string(p) + `}`)
 }

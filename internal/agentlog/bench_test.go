@@ -3,16 +3,16 @@ package agentlog
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/baton-cli/baton/internal/agentlog/codextest"
 )
 
 // writeCodexHistory writes a Codex rollout file of about size bytes laid
@@ -29,7 +29,7 @@ func writeCodexHistory(tb testing.TB, path string, size int64) {
 	w := bufio.NewWriterSize(f, 1<<20)
 	var n int64
 	line := func(ts time.Time, typ string, payload any) {
-		b := rolloutLine(ts, typ, payload)
+		b := codextest.Line(ts, typ, payload)
 		w.Write(b)
 		w.WriteByte('\n')
 		n += int64(len(b) + 1)
@@ -121,43 +121,4 @@ func BenchmarkReadCodex200MB(b *testing.B) {
 	b.ReportMetric(float64(recs), "records")
 	b.ReportMetric(float64(ms.Sys)/(1<<20), "sys-MiB")
 	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-sys-MiB")
-}
-
-// rolloutLine lays a line out as the Codex CLI does: timestamp, type,
-// payload, and the payload's own type first.
-func rolloutLine(ts time.Time, typ string, payload any) []byte {
-	p, _ := json.Marshal(payload)
-	if m, ok := payload.(map[string]any); ok {
-		if pt, ok := m["type"].(string); ok {
-			rest := map[string]any{}
-			for k, v := range m {
-				if k != "type" {
-					rest[k] = v
-				}
-			}
-			r, _ := json.Marshal(rest)
-			p = append([]byte(`{"type":`+strconv.Quote(pt)+`,`), r[1:]...)
-			if len(rest) == 0 {
-				p = []byte(`{"type":` + strconv.Quote(pt) + `}`)
-			}
-		}
-	}
-	return []byte(`{"timestamp":"` + ts.Format("2006-01-02T15:04:05.000Z") + `","type":` + strconv.Quote(typ) + `,"payload":` + string(p) + `}`)
-}
-
-// BenchmarkReadUsageCodex200MB reads only the usage of the 200 MB history,
-// as baton usage does.
-func BenchmarkReadUsageCodex200MB(b *testing.B) {
-	path := codexHistory200MB(b)
-	fi, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(fi.Size())
-	b.ResetTimer()
-	for range b.N {
-		if _, err := ReadUsage(context.Background(), File{Agent: Codex, Path: path}, func(*Session, *Record) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

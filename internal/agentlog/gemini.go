@@ -376,30 +376,15 @@ func geminiRecords(s *Session, m *geminiMessage, off int64, fn func(*Session, *R
 }
 
 // partsText is a content's text: a string, or its text parts joined.
-func partsText(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []geminiPart
-	if json.Unmarshal(raw, &parts) != nil {
-		return ""
-	}
-	var out []string
-	for _, p := range parts {
-		if p.Text != nil && *p.Text != "" {
-			out = append(out, *p.Text)
-		}
-	}
-	return strings.Join(out, "")
-}
+func partsText(raw json.RawMessage) string { return joinParts(raw, false, "") }
 
 // toolOutput is what a tool call returned to the model: a string, or the
-// output of its function responses.
-func toolOutput(raw json.RawMessage) string {
+// output of its function responses (and any text parts), a line each.
+func toolOutput(raw json.RawMessage) string { return joinParts(raw, true, "\n") }
+
+// joinParts reads a string, or a list of parts whose texts (and, with
+// responses, function responses' outputs) it joins with sep.
+func joinParts(raw json.RawMessage, responses bool, sep string) string {
 	if len(raw) == 0 {
 		return ""
 	}
@@ -414,13 +399,13 @@ func toolOutput(raw json.RawMessage) string {
 	var out []string
 	for _, p := range parts {
 		switch {
-		case p.FunctionResponse != nil:
+		case responses && p.FunctionResponse != nil:
 			out = append(out, p.FunctionResponse.Response.Output)
-		case p.Text != nil:
+		case p.Text != nil && (responses || *p.Text != ""):
 			out = append(out, *p.Text)
 		}
 	}
-	return strings.Join(out, "\n")
+	return strings.Join(out, sep)
 }
 
 // geminiExitLine is how the shell tool reports a failing status.
