@@ -54,11 +54,6 @@ func NewCmdStatusline(f *Factory, runF func(context.Context, *StatuslineOptions)
 	return cmd
 }
 
-// refreshWindow is how far back a transcript's last change may be for it
-// to be read by a refresh: far enough for today and for the chain of
-// 5-hour blocks that leads to the active one.
-const refreshWindow = 48 * time.Hour
-
 // statuslineRefresh writes the state folder's status file: today's cost and
 // the active block over every project's transcripts changed lately, the
 // cost of today's sessions, and the proposed decisions awaiting review.
@@ -79,13 +74,7 @@ func statuslineRefresh(ctx context.Context, opts *StatuslineOptions) error {
 	if err != nil {
 		return err
 	}
-	recent := files[:0]
-	for _, p := range files {
-		if fi, err := os.Stat(p); err == nil && now.Sub(fi.ModTime()) < refreshWindow {
-			recent = append(recent, p)
-		}
-	}
-	cur, err := usage.ScanCurrent(ctx, recent, usage.Options{Loc: time.Local, Prices: prices, Now: now})
+	cur, err := usage.ScanCurrent(ctx, usage.Recent(files, now), usage.Options{Loc: time.Local, Prices: prices, Now: now})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package usage
 
 import (
 	"context"
+	"os"
 	"time"
 )
 
@@ -38,4 +39,21 @@ func ScanCurrent(ctx context.Context, files []string, opts Options) (*Current, e
 		c.Block = b
 	}
 	return c, nil
+}
+
+// CurrentWindow is how far back a transcript's last change may be for it
+// to matter to Current: far enough for today and for the chain of 5-hour
+// blocks that leads to the active one.
+const CurrentWindow = 48 * time.Hour
+
+// Recent keeps the files changed within CurrentWindow before now: those
+// ScanCurrent needs to read.
+func Recent(files []string, now time.Time) []string {
+	var out []string
+	for _, p := range files {
+		if fi, err := os.Stat(p); err == nil && now.Sub(fi.ModTime()) < CurrentWindow {
+			out = append(out, p)
+		}
+	}
+	return out
 }
