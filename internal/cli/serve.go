@@ -116,6 +116,10 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	} else {
 		defer ix.Close()
 	}
+	prices, err := loadPrices(f, w.root)
+	if err != nil {
+		return err
+	}
 	srv, err := web.New(web.Options{
 		State:  w.state,
 		Resume: resumeOptions(w, cfg, f),
@@ -133,6 +137,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Debates:        debate.Dir{Root: cfg.DebateDir(home)},
 		MemoryDir:      claudecode.MemoryDir(home, w.root),
 		TranscriptDirs: workspaceTranscriptDirs(f, w, home),
+		Prices:         prices,
 		Index:          ix,
 		IssueURL:       issueURL(ctx, f, w.root, cfg),
 		Lang:           lang,

@@ -18,6 +18,7 @@ import (
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/pricing"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/resume"
 	"github.com/baton-cli/baton/internal/state"
@@ -289,10 +290,20 @@ func (fx *fixture) options() Options {
 			claudecode.TranscriptDir(fx.Home, fx.Other),
 		},
 		IssueURL: func(n int) string { return "https://github.com/acme/shop/issues/" + itoa(n) },
+		Prices:   fxPrices,
 		Lang:     i18n.EN,
 		Now:      func() time.Time { return fxNow },
 	}
 }
+
+// fxPrices are the shipped prices.
+var fxPrices = func() *pricing.Table {
+	p, err := pricing.Shipped()
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()
 
 func itoa(n int) string { s, _ := num(n); return strings.ReplaceAll(s, ",", "") }
 

@@ -304,7 +304,9 @@ func TestPages(t *testing.T) {
 			name: "usage per day with a chart",
 			path: "/usage",
 			code: http.StatusOK,
-			want: []string{`id="usage-chart"`, "<rect", "2026-03-10", "2026-03-09", ">13,330<", ">10<", "13,340 tokens in all, from 2 transcripts"},
+			want: []string{`id="usage-chart"`, "<rect", "2026-03-10", "2026-03-09", ">13,330<", ">10<", "13,340 tokens in all, from 2 transcripts",
+				"$0.01 in all (prices of 2026-", "Cost (USD)", `claude-sonnet-4-5-20250929 <span class="muted">$0.01</span>`,
+				`id="usage-block">Active 5-hour block: ends at 15:00 (3h 00m left), $0.01 so far · $0.16 an hour, $0.51 at its end at this rate`},
 		},
 		{
 			name: "usage per session",

@@ -17,6 +17,7 @@ import (
 	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/index"
+	"github.com/baton-cli/baton/internal/pricing"
 	"github.com/baton-cli/baton/internal/resume"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/worker"
@@ -61,6 +62,8 @@ type Options struct {
 	// reads it; nil: the timeline and sessions come from the journal, and
 	// search is not available.
 	Index *index.Index
+	// Prices price the usage page's rows; nil shows tokens only.
+	Prices *pricing.Table
 	// TranscriptDirs are the folders of the repository's agent transcripts,
 	// one per worktree, which token usage is counted from.
 	TranscriptDirs []string

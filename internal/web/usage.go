@@ -17,9 +17,20 @@ import (
 // usageRow is one line of the usage table: a day, month or session.
 type usageRow struct {
 	Label, Session                        string
-	Models                                []string
+	Models                                []usageModel
 	Input, Output, CacheCreate, CacheRead int64
 	Total                                 int64
+	Cost                                  string
+}
+
+// usageModel is one model of a row with what it cost ("" when unpriced).
+type usageModel struct {
+	Name, Cost string
+}
+
+// usageBlock is the active 5-hour block as the page shows it.
+type usageBlock struct {
+	End, Left, Cost, PerHour, Projected string
 }
 
 type usagePage struct {
@@ -31,6 +42,10 @@ type usagePage struct {
 	Chart       *chart
 	Rows        []usageRow
 	Total       usage.Tokens
+	Cost        string
+	Unpriced    []string
+	PricesDate  string
+	Block       *usageBlock
 	Files       int
 	// Dirs are the folders usage is counted from, named when they hold
 	// no transcript.
@@ -80,12 +95,28 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	rep, err := usage.Scan(r.Context(), files, usage.Options{By: by, Loc: s.o.Loc, Since: since})
+	now := s.o.Now()
+	rep, err := usage.Scan(r.Context(), files, usage.Options{By: by, Loc: s.o.Loc, Since: since, Prices: s.o.Prices})
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
 	p.Key, p.Total, p.Files = msgUsageKey[by].In(s.o.Lang), rep.Total, rep.Files
+	if s.o.Prices != nil {
+		p.Cost, p.Unpriced, p.PricesDate = dollars(rep.TotalCostUSD), rep.Unpriced, rep.PricesDate
+		cur, err := usage.ScanCurrent(r.Context(), usage.Recent(files, now), usage.Options{Loc: s.o.Loc, Prices: s.o.Prices, Now: now})
+		if err != nil {
+			s.fail(w, r, http.StatusInternalServerError, err)
+			return
+		}
+		if b := cur.Block; b != nil {
+			ub := &usageBlock{End: b.Block.End.Format("15:04"), Left: hoursMinutes(b.Block.End.Sub(now), s.o.Lang), Cost: dollars(b.CostUSD)}
+			if br := b.Block.BurnRate; br != nil {
+				ub.PerHour, ub.Projected = dollars(br.CostPerHour), dollars(b.Block.Projection.CostUSD)
+			}
+			p.Block = ub
+		}
+	}
 	if len(files) == 0 {
 		p.Dirs = s.o.TranscriptDirs
 	}
@@ -103,26 +134,42 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 	if len(points) > 0 {
 		p.Chart = newChart(msgNavUsage.In(s.o.Lang), usageSeries(s.o.Lang), points)
 	}
-	p.Rows = usageRows(rep, by)
+	p.Rows = usageRows(rep, by, s.o.Prices != nil)
 	s.render(w, r, http.StatusOK, "usage", "usage", msgNavUsage.In(s.o.Lang), p)
 }
 
 // usageRows are a report's rows for the table, newest first.
-func usageRows(rep *usage.Report, by usage.Period) []usageRow {
+func usageRows(rep *usage.Report, by usage.Period, priced bool) []usageRow {
 	rows := make([]usageRow, 0, len(rep.Rows))
 	for _, row := range rep.Rows {
 		u := usageRow{Label: row.Key, Input: row.Input, Output: row.Output, CacheCreate: row.CacheCreation, CacheRead: row.CacheRead, Total: row.Total()}
+		if priced {
+			u.Cost = dollars(row.CostUSD)
+		}
 		if by == usage.Session {
 			u.Session, u.Label = row.Key, textcut.ShortID(row.Key)
 		}
 		for _, m := range row.Models {
-			u.Models = append(u.Models, m.Model)
+			um := usageModel{Name: m.Model}
+			if m.CostUSD != nil {
+				um.Cost = dollars(*m.CostUSD)
+			}
+			u.Models = append(u.Models, um)
 		}
 		rows = append(rows, u)
 	}
 	slices.Reverse(rows)
 	return rows
 }
+
+// hoursMinutes writes a duration as 2h 05m (2時間05分).
+func hoursMinutes(d time.Duration, lang i18n.Lang) string {
+	m := max(int64(d/time.Minute), 0)
+	return messages["usage.hm"].Format(lang, m/60, m%60)
+}
+
+// dollars writes a cost in US dollars with cents.
+func dollars(usd float64) string { return fmt.Sprintf("$%.2f", usd) }
 
 // parseSince reads a start day: "7d" (seven days before now's day), "2w",
 // or a date "2006-01-02", in loc; "" is no start.
