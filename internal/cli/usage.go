@@ -231,9 +231,6 @@ func writePricesNote(w io.Writer, prices *pricing.Table, unpriced []string, lang
 	}
 }
 
-// dollars writes a cost in US dollars with cents.
-func dollars(usd float64) string { return fmt.Sprintf("$%.2f", usd) }
-
 // scanUsage counts one agent's usage: Claude Code's transcripts, or the
 // other CLIs' sessions that ran in the repository's worktrees (with all,
 // every one of them).
@@ -293,18 +290,18 @@ func writeUsage(out io.Writer, rep *usage.Report, lang i18n.Lang, now time.Time)
 			models = append(models, m.Model)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", key, thousands(r.Input), thousands(r.Output),
-			thousands(r.CacheCreation), thousands(r.CacheRead), thousands(r.Total()), dollars(r.CostUSD), strings.Join(models, ", "))
+			thousands(r.CacheCreation), thousands(r.CacheRead), thousands(r.Total()), pricing.USD(r.CostUSD), strings.Join(models, ", "))
 	}
 	t := rep.Total
 	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\t\n", msgUsageTotal.In(lang), thousands(t.Input), thousands(t.Output),
-		thousands(t.CacheCreation), thousands(t.CacheRead), thousands(t.Total()), dollars(rep.TotalCostUSD))
+		thousands(t.CacheCreation), thousands(t.CacheRead), thousands(t.Total()), pricing.USD(rep.TotalCostUSD))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if a := rep.ActiveBlock(); a != nil && a.Block.BurnRate != nil {
 		br, p := a.Block.BurnRate, a.Block.Projection
-		fmt.Fprintln(out, msgUsageBurn.Format(lang, dollars(br.CostPerHour), thousands(int64(math.Round(br.TokensPerMinute))),
-			a.Block.End.Format("15:04"), dollars(p.CostUSD), thousands(p.TotalTokens)))
+		fmt.Fprintln(out, msgUsageBurn.Format(lang, pricing.USD(br.CostPerHour), thousands(int64(math.Round(br.TokensPerMinute))),
+			a.Block.End.Format("15:04"), pricing.USD(p.CostUSD), thousands(p.TotalTokens)))
 	}
 	return nil
 }

@@ -236,3 +236,6 @@ func cutDate(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// USD writes a cost in US dollars with cents: $12.34.
+func USD(usd float64) string { return fmt.Sprintf("$%.2f", usd) }

@@ -1,13 +1,13 @@
 package statusline
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"golang.org/x/text/width"
 
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/pricing"
 	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/wtstate"
 )
@@ -93,10 +93,10 @@ func Render(l Line, st Style) string {
 		parts = append(parts, part{text: msgContext.Format(lang, pct), color: c})
 	}
 	if cost, ok := l.sessionCost(); ok {
-		parts = append(parts, part{text: msgSession.Format(lang, dollars(cost)), rank: 4})
+		parts = append(parts, part{text: msgSession.Format(lang, pricing.USD(cost)), rank: 4})
 	}
 	if s := l.Status; s != nil && s.Day == l.Now.Format(time.DateOnly) {
-		parts = append(parts, part{text: msgToday.Format(lang, dollars(s.TodayUSD)), rank: 6})
+		parts = append(parts, part{text: msgToday.Format(lang, pricing.USD(s.TodayUSD)), rank: 6})
 	}
 	if s := l.Status; s != nil && s.Block != nil && l.Now.Before(s.Block.End) {
 		left := s.Block.End.Sub(l.Now)
@@ -203,8 +203,6 @@ func (l Line) sessionCost() (float64, bool) {
 	}
 	return 0, false
 }
-
-func dollars(usd float64) string { return fmt.Sprintf("$%.2f", usd) }
 
 func duration(d time.Duration, lang i18n.Lang) string {
 	m := int64(d / time.Minute)

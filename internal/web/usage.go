@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/pricing"
 	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/usage"
 )
@@ -103,16 +104,16 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Key, p.Total, p.Files = msgUsageKey[by].In(s.o.Lang), rep.Total, rep.Files
 	if s.o.Prices != nil {
-		p.Cost, p.Unpriced, p.PricesDate = dollars(rep.TotalCostUSD), rep.Unpriced, rep.PricesDate
+		p.Cost, p.Unpriced, p.PricesDate = pricing.USD(rep.TotalCostUSD), rep.Unpriced, rep.PricesDate
 		cur, err := usage.ScanCurrent(r.Context(), usage.Recent(files, now), usage.Options{Loc: s.o.Loc, Prices: s.o.Prices, Now: now})
 		if err != nil {
 			s.fail(w, r, http.StatusInternalServerError, err)
 			return
 		}
 		if b := cur.Block; b != nil {
-			ub := &usageBlock{End: b.Block.End.Format("15:04"), Left: hoursMinutes(b.Block.End.Sub(now), s.o.Lang), Cost: dollars(b.CostUSD)}
+			ub := &usageBlock{End: b.Block.End.Format("15:04"), Left: hoursMinutes(b.Block.End.Sub(now), s.o.Lang), Cost: pricing.USD(b.CostUSD)}
 			if br := b.Block.BurnRate; br != nil {
-				ub.PerHour, ub.Projected = dollars(br.CostPerHour), dollars(b.Block.Projection.CostUSD)
+				ub.PerHour, ub.Projected = pricing.USD(br.CostPerHour), pricing.USD(b.Block.Projection.CostUSD)
 			}
 			p.Block = ub
 		}
@@ -144,7 +145,7 @@ func usageRows(rep *usage.Report, by usage.Period, priced bool) []usageRow {
 	for _, row := range rep.Rows {
 		u := usageRow{Label: row.Key, Input: row.Input, Output: row.Output, CacheCreate: row.CacheCreation, CacheRead: row.CacheRead, Total: row.Total()}
 		if priced {
-			u.Cost = dollars(row.CostUSD)
+			u.Cost = pricing.USD(row.CostUSD)
 		}
 		if by == usage.Session {
 			u.Session, u.Label = row.Key, textcut.ShortID(row.Key)
@@ -152,7 +153,7 @@ func usageRows(rep *usage.Report, by usage.Period, priced bool) []usageRow {
 		for _, m := range row.Models {
 			um := usageModel{Name: m.Model}
 			if m.CostUSD != nil {
-				um.Cost = dollars(*m.CostUSD)
+				um.Cost = pricing.USD(*m.CostUSD)
 			}
 			u.Models = append(u.Models, um)
 		}
@@ -167,9 +168,6 @@ func hoursMinutes(d time.Duration, lang i18n.Lang) string {
 	m := max(int64(d/time.Minute), 0)
 	return messages["usage.hm"].Format(lang, m/60, m%60)
 }
-
-// dollars writes a cost in US dollars with cents.
-func dollars(usd float64) string { return fmt.Sprintf("$%.2f", usd) }
 
 // parseSince reads a start day: "7d" (seven days before now's day), "2w",
 // or a date "2006-01-02", in loc; "" is no start.
