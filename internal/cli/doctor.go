@@ -160,7 +160,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	if name, status, detail := stateTrustCheck(ctx, dir, repoPtr, lang); status != checkOK {
 		add(name, status, detail)
 	}
-	if err := probeWritable(dir); err != nil {
+	if err := probeWritable(dir, repoPtr); err != nil {
 		add("state", checkFail, msgDrStateBad.Format(lang, err))
 	} else {
 		add("state", checkOK, msgDrState.Format(lang, dir.Root))
@@ -500,10 +500,12 @@ func enabledPlugin(path string) string {
 	return ""
 }
 
-// probeWritable creates the state folder if needed and writes and removes a
-// file in it, never through a link (see package safepath).
-func probeWritable(dir state.Dir) error {
-	if err := safepath.MkdirAll(dir.Base(), dir.Root, 0o700); err != nil {
+// probeWritable creates the state folder if needed, kept out of git as
+// the hooks keep it (so that doctor in a fresh clone leaves git status
+// clean), and writes and removes a file in it, never through a link (see
+// package safepath).
+func probeWritable(dir state.Dir, repo *gitrepo.Repo) error {
+	if _, err := dir.Create(repo); err != nil {
 		return err
 	}
 	name := filepath.Join(dir.Root, ".doctor-"+strconv.Itoa(os.Getpid()))
