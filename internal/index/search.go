@@ -429,22 +429,9 @@ func (ix *Index) settledAmong(ctx context.Context, docs []scored) ([]string, err
 	if err != nil {
 		return nil, searchError(err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, searchError(err)
-		}
-		if t := sessionToken(s); t != "" {
-			out = append(out, t)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, searchError(err)
-	}
+	out, err := sessionTokens(rows, len(docs))
 	slices.Sort(out)
-	return out, nil
+	return out, err
 }
 
 // sessionsOf returns the session tokens of the n best documents of
@@ -455,6 +442,12 @@ func (ix *Index) sessionsOf(ctx context.Context, match string, n int) ([]string,
 	if err != nil {
 		return nil, searchError(err)
 	}
+	return sessionTokens(rows, n)
+}
+
+// sessionTokens reads rows of session ids and returns the first n distinct
+// session tokens, in order.
+func sessionTokens(rows *sql.Rows, n int) ([]string, error) {
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
