@@ -127,6 +127,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (Result, e
 	}
 	j := journal.Open(dir.Root, journal.Options{MaxSize: cfg.JournalMaxSize(), Now: o.Now, CacheTail: p.Event == SessionStart})
 	rec := p.Record(where, now)
+	rec.Debate = panes.DebateMark(o.Getenv(panes.DebateEnv))
 	appendErr := j.Append(rec)
 	if errors.Is(appendErr, safepath.ErrLink) {
 		return Result{Payload: p}, refused(appendErr)

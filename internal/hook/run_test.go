@@ -261,3 +261,27 @@ func TestRunWorktreeFilesBroken(t *testing.T) {
 		t.Errorf("SessionStart output %q; want the context", out)
 	}
 }
+
+// TestRunMarksDebateRecords: a session whose environment names a debate
+// (BATON_DEBATE) has every record marked with it; a value of another shape
+// is not recorded.
+func TestRunMarksDebateRecords(t *testing.T) {
+	tests := []struct{ env, want string }{
+		{"cc-debate-20260101-120000-ab12:pro", "cc-debate-20260101-120000-ab12:pro"},
+		{"", ""},
+		{"x; rm -rf /:pro", ""},
+		{strings.Repeat("a", 70) + ":pro", ""},
+	}
+	for _, tt := range tests {
+		e := newRunEnv(t)
+		e.env["BATON_DEBATE"] = tt.env
+		_, res := e.run(t, fmt.Sprintf(`{"session_id":"s1","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":"write round 1"}`, e.repo))
+		recs, err := journal.Open(res.State.Root, journal.Options{}).Tail(context.Background(), 10, journal.TailOptions{})
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("journal: %v, %v", recs, err)
+		}
+		if got := recs[0].Debate; got != tt.want {
+			t.Errorf("BATON_DEBATE=%q: record's debate = %q; want %q", tt.env, got, tt.want)
+		}
+	}
+}

@@ -45,6 +45,12 @@ type Record struct {
 	// status (pending, in_progress, completed, deleted). The subject is Desc.
 	TaskID     string `json:"task_id,omitempty"`
 	TaskStatus string `json:"task_status,omitempty"`
+
+	// Debate marks every record of a debate agent's session with its
+	// debate and role, "<id>:<role>" (panes.DebateEnv): its prompts are
+	// turns of the debate and its answers arguments, not the worktree's
+	// work.
+	Debate string `json:"debate,omitempty"`
 }
 
 // ToolCall reports whether a record of event naming tool is a tool call

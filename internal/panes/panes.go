@@ -27,6 +27,26 @@ const (
 	Waiting = "waiting"
 )
 
+// DebateEnv is set in the environment of a debate agent's pane to
+// "<debate id>:<role>" (pro, con or moderator), so that the hook of the
+// agent's session knows the session is a debate turn, not the worktree's
+// work.
+const DebateEnv = "BATON_DEBATE"
+
+// DebateMark returns v, the value of DebateEnv, when it has the shape of a
+// mark (at most 64 characters of a-z, 0-9, '-' and one ':'), else "".
+func DebateMark(v string) string {
+	if len(v) == 0 || len(v) > 64 || strings.Count(v, ":") != 1 {
+		return ""
+	}
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == ':') {
+			return ""
+		}
+	}
+	return v
+}
+
 // Entry is one pane's record.
 type Entry struct {
 	Status    string `json:"status"`
