@@ -36,6 +36,12 @@ func Kept(event string) bool {
 // in state.json; a prompt may set the task.
 func (d Dir) Observe(e Event) error {
 	r := e.Record
+	if r.Debate != "" {
+		// A debate agent's session takes its turns in this worktree but
+		// does none of its work: its prompts, answers and commands stay
+		// in the journal only.
+		return nil
+	}
 	if Kept(r.Event) {
 		if err := d.AppendRecord(r); err != nil {
 			return err

@@ -19,7 +19,7 @@ import (
 // few microseconds, the same answer every time.
 func IsWork(prompt string) bool {
 	p := strings.TrimSpace(textnorm.Fold(prompt))
-	if p == "" || strings.HasPrefix(p, "/") {
+	if p == "" || strings.HasPrefix(p, "/") || asksForDebate(p) {
 		return false
 	}
 	if strings.ContainsFunc(p, isJapanese) && japaneseWork(p) {
@@ -27,6 +27,44 @@ func IsWork(prompt string) bool {
 	}
 	return englishWork(p)
 }
+
+// asksForDebate reports a prompt that asks for a debate to be held ("start
+// a debate on …", "baton debate start --topic …", 「…についてディベートして」):
+// the debate's agents do its turns, and the worktree's task stays what it
+// was. Work on debates themselves ("fix the debate hand-off") is work.
+func asksForDebate(p string) bool {
+	if strings.Contains(p, "baton debate start") {
+		return true
+	}
+	for _, ja := range []string{"ディベートを", "ディベートして", "ディベートしよう", "ディベートさせ", "討論して", "討論させ"} {
+		if strings.Contains(p, ja) {
+			return true
+		}
+	}
+	words := strings.FieldsFunc(p, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	for i, w := range words {
+		if w != "debate" && w != "debates" {
+			continue
+		}
+		if i == 0 {
+			// "debate whether …", "debate: …"
+			return true
+		}
+		j := i - 1
+		if j > 0 && (words[j] == "a" || words[j] == "an" || words[j] == "the" || words[j] == "another") {
+			j--
+		}
+		if debateLead[words[j]] || words[j] == "up" && j > 0 && words[j-1] == "set" {
+			return true
+		}
+	}
+	return false
+}
+
+// debateLead words ask for a debate when they come before "debate" ("start
+// a debate", "hold the debate", "run debates").
+var debateLead = map[string]bool{"start": true, "hold": true, "run": true, "begin": true, "open": true,
+	"host": true, "have": true, "launch": true, "organize": true, "organise": true}
 
 // englishWork: at least three words; a question only when it asks for
 // something to be done ("can you set up CI …?"); some clause that leads,
