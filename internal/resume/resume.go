@@ -317,10 +317,14 @@ func records(ctx context.Context, o Options, wt wtstate.Dir) (all, activity []jo
 		}
 	}
 	if n := countFunc(all, isActivity); n < o.Records {
-		here := func(r *journal.Record) bool { return cmp.Or(r.Worktree, o.Main) == o.Worktree }
+		// A debate agent's records are turns of its debate, not the
+		// worktree's work (the worktree's own files never keep them).
+		here := func(r *journal.Record) bool { return r.Debate == "" && cmp.Or(r.Worktree, o.Main) == o.Worktree }
 		if len(all) > 0 {
 			first := all[0].TS
-			here = func(r *journal.Record) bool { return r.TS.Before(first) && cmp.Or(r.Worktree, o.Main) == o.Worktree }
+			here = func(r *journal.Record) bool {
+				return r.Debate == "" && r.TS.Before(first) && cmp.Or(r.Worktree, o.Main) == o.Worktree
+			}
 		}
 		older, err := o.journal().Tail(ctx, 8*(o.Records-n), journal.TailOptions{Match: here, Prefilter: mayBeActivityOf(o.Worktree), MaxBytes: o.ScanBytes})
 		if err != nil {
@@ -394,10 +398,11 @@ func mayBeActivityOf(worktree string) func(line []byte) bool {
 
 // isActivity reports whether a record is something the agent did: a tool
 // call that completed or failed. PreToolUse records duplicate their PostToolUse ones
-// and are left out, as are prompts and session events. Lines written by
+// and are left out, as are prompts, session events and a debate agent's
+// calls (its debate's, not the worktree's). Lines written by
 // older hook scripts have a tool but no event.
 func isActivity(r *journal.Record) bool {
-	return r.Tool != "" && (r.Event == "PostToolUse" || r.Event == "PostToolUseFailure" || r.Event == "")
+	return r.Debate == "" && r.Tool != "" && (r.Event == "PostToolUse" || r.Event == "PostToolUseFailure" || r.Event == "")
 }
 
 // fromJournal fills the journal part of the briefing from recs, oldest first.
