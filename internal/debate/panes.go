@@ -25,21 +25,25 @@ func SessionName(id string) string { return "baton-debate-" + id }
 // session SessionName(id) is created whose first pane runs agent as the
 // moderator.
 func OpenPanes(ctx context.Context, c tmux.Client, id, current, dir string, agent []string) (Panes, error) {
-	spawn := tmux.Spawn{Dir: dir, Command: agent}
+	// Each agent's environment names its debate and role, so that its
+	// hook records the session as the debate's turns.
+	spawn := func(role Role) tmux.Spawn {
+		return tmux.Spawn{Dir: dir, Command: agent, Env: []string{panes.DebateEnv + "=" + Mark(id, role)}}
+	}
 	var p Panes
 	var err error
 	if current != "" {
 		p.Moderator = current
 	} else {
 		p.Session = SessionName(id)
-		if p.Moderator, err = c.NewSession(ctx, p.Session, 240, 60, spawn); err != nil {
+		if p.Moderator, err = c.NewSession(ctx, p.Session, 240, 60, spawn(Moderator)); err != nil {
 			return p, wrapf(err, "create tmux session")
 		}
 	}
-	if p.Pro, err = c.SplitWindow(ctx, p.Moderator, true, spawn); err != nil {
+	if p.Pro, err = c.SplitWindow(ctx, p.Moderator, true, spawn(Pro)); err != nil {
 		return p, wrapf(err, "open pro pane")
 	}
-	if p.Con, err = c.SplitWindow(ctx, p.Pro, false, spawn); err != nil {
+	if p.Con, err = c.SplitWindow(ctx, p.Pro, false, spawn(Con)); err != nil {
 		return p, wrapf(err, "open con pane")
 	}
 	return p, nil

@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/baton-cli/baton/internal/cmdenv"
+	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/panes"
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/resume"
 	"github.com/baton-cli/baton/internal/wtstate"
@@ -56,6 +58,11 @@ func statusLine(s *hook.Start) string {
 // yet, it starts the job that makes one in the background.
 func briefing(f *cmdenv.Factory) hook.Provider {
 	return hook.ProviderFunc(func(ctx context.Context, s *hook.Start) (string, error) {
+		if id, role, ok := debate.ParseMark(panes.DebateMark(f.Getenv(panes.DebateEnv))); ok {
+			// A debate's agent is told its debate, side and round, not
+			// the worktree's task.
+			return debate.Dir{Root: s.Config.DebateDir(f.Getenv("HOME")), Lang: s.Lang}.Brief(id, role), nil
+		}
 		br, err := resume.BuildBrief(ctx, briefOptions(s, f.Getenv))
 		if err != nil {
 			if s.JournalErr != nil {

@@ -69,3 +69,44 @@ func TestBriefingWhenNotRecording(t *testing.T) {
 		})
 	}
 }
+
+// TestBriefingOfADebateAgent: an agent whose pane names a debate is told its
+// debate and side, never the worktree's task.
+func TestBriefingOfADebateAgent(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	wt, home := t.TempDir(), t.TempDir()
+	dir := state.At(wt)
+	j := journal.Open(dir.Root, journal.Options{})
+	if err := j.Append(journal.Record{TS: now.Add(-time.Hour), Event: "PostToolUse", Tool: "Bash", Desc: "go test ./...", Worktree: wt}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, mark string
+		want       string
+	}{
+		{"pro side", "cc-debate-20260101-120000-ab12:pro", "this session is the pro side of debate cc-debate-20260101-120000-ab12"},
+		{"not a mark", "cc-debate-x:judge", "go test ./..."},
+		{"no mark", "", "go test ./..."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &hook.Start{
+				Payload: &hook.Payload{Event: hook.SessionStart, SessionID: "s"},
+				Where:   hook.Where{Cwd: wt, Worktree: wt, Branch: "main"},
+				State:   dir, Journal: j, Config: &config.Config{}, Lang: i18n.EN, Now: now,
+			}
+			env := map[string]string{"HOME": home, "BATON_DEBATE": tt.mark}
+			f := &cmdenv.Factory{Getenv: func(k string) string { return env[k] }}
+			got, err := briefing(f).SessionContext(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("context = %q; want %q in it", got, tt.want)
+			}
+			if tt.mark != "" && tt.want != "go test ./..." && strings.Contains(got, "go test") {
+				t.Errorf("context = %q; want none of the worktree's work", got)
+			}
+		})
+	}
+}
