@@ -32,14 +32,17 @@ type Screen struct {
 func ParseScreen(screen string) Screen {
 	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
 	var rules []int
+	scrolled := map[int]bool{}
 	for i, l := range lines {
-		if isRule(l) {
+		if rule, more := isRule(l); rule {
 			rules = append(rules, i)
+			scrolled[i] = more
 		}
 	}
 	if n := len(rules); n >= 2 {
 		top, bottom := rules[n-2], rules[n-1]
-		if first := strings.TrimSpace(lines[top+1]); top+1 < bottom && strings.HasPrefix(first, "❯") {
+		// A box scrolled down shows a later line of its text first.
+		if first := strings.TrimSpace(lines[top+1]); top+1 < bottom && (strings.HasPrefix(first, "❯") || scrolled[top]) {
 			box := make([]string, 0, bottom-top-1)
 			for _, l := range lines[top+1 : bottom] {
 				box = append(box, strings.TrimSpace(l))
@@ -60,8 +63,18 @@ func ParseScreen(screen string) Screen {
 }
 
 // isRule reports whether l is a rule Claude Code draws around its input
-// box and above a dialog: a run of "─" across the screen.
-func isRule(l string) bool {
+// box and above a dialog: a run of "─" across the screen. A box whose text
+// is taller than the box says so in its rule ("─── ↑ 1 more ───", or "↓"
+// below): more is set then.
+func isRule(l string) (rule, more bool) {
 	t := strings.TrimSpace(l)
-	return len(t) >= 3*10 && strings.Trim(t, "─") == ""
+	if len(t) < 3*10 || !strings.HasPrefix(t, "───") || !strings.HasSuffix(t, "───") {
+		return false, false
+	}
+	inner := strings.TrimSpace(strings.Trim(t, "─"))
+	if inner == "" {
+		return true, false
+	}
+	more = (strings.HasPrefix(inner, "↑ ") || strings.HasPrefix(inner, "↓ ")) && strings.HasSuffix(inner, " more")
+	return more, more
 }

@@ -22,6 +22,7 @@ func TestParseScreen(t *testing.T) {
 		{"working, history above", "❯ hello there friend\n✻ Whirlpooling…\n" + rule + "\n❯ \n" + rule + "\n  ⏸ manual mode on · esc to interrupt\n", Screen{State: Ready}},
 		{"permission prompt", "❯ run it\n  Touching\n" + rule + "\n Bash command\n touch\n" + strings.Repeat("╌", 40) + "\n touch /tmp/x\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n Esc to cancel · Tab to amend\n", Screen{State: Dialog}},
 		{"notice with a choice", rule + "\n  Auto mode can't check actions in this session\n  Enter to stay in auto mode · shift+Tab to leave · Esc to cancel\n", Screen{State: Dialog}},
+		{"a long text scrolled in the box", "❯ earlier\n" + "─── ↑ 1 more " + rule + "\n  topic and the rules, then, as the con side,\n  in that round.\n" + rule + "\n  ⏸ manual mode on\n", Screen{State: Ready, Input: "topic and the rules, then, as the con side, in that round."}},
 		{"a rule in the history is no box", "❯ hello\n" + rule + "\n● Noted.\n", Screen{State: Starting}},
 	}
 	for _, tt := range tests {

@@ -133,11 +133,14 @@ func (t *Tmux) send(ctx context.Context, m Message) error {
 	if err := t.Client.SendText(ctx, m.Pane, text, t.EnterDelay); err != nil {
 		return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
 	}
-	// The head of the text is looked for: a long text scrolls in the box.
-	needle := []rune(squeeze(tmux.OneLine(text)))
-	needle = needle[:min(len(needle), 40)]
+	// The head of the text is looked for, and in the box its tail too: a
+	// text longer than the box scrolls there, its head out of sight
+	// ("↑ 1 more").
+	all := []rune(squeeze(tmux.OneLine(text)))
+	needle, tail := all[:min(len(all), 40)], all[max(0, len(all)-40):]
 	inBox := func(sc claudecode.Screen) bool {
-		return strings.Contains(squeeze(sc.Input), string(needle))
+		in := squeeze(sc.Input)
+		return strings.Contains(in, string(needle)) || strings.Contains(in, string(tail))
 	}
 	// Submitted is seen, not assumed: the text shows above the box (the
 	// prompt in the conversation, or queued while the agent works) more
