@@ -108,3 +108,18 @@ func TestProjectsDirs(t *testing.T) {
 		})
 	}
 }
+
+func TestAccessArgs(t *testing.T) {
+	tests := []struct {
+		dir  string
+		want string
+	}{
+		{"/home/u/.local/share/baton/dialogues", "--add-dir /home/u/.local/share/baton/dialogues --allowedTools Bash(baton debate reply:*) Read(//home/u/.local/share/baton/dialogues/**) Edit(//home/u/.local/share/baton/dialogues/**) Write(//home/u/.local/share/baton/dialogues/**)"},
+		{"/tmp/a (b)", "--add-dir /tmp/a (b) --allowedTools Bash(baton debate reply:*)"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(AccessArgs(tt.dir, "baton debate reply"), " "); got != tt.want {
+			t.Errorf("AccessArgs(%q) = %q; want %q", tt.dir, got, tt.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -150,8 +151,8 @@ var (
 	msgDebateNext        = i18n.Msg{JA: "続きは baton debate reply %s（または watch）で進めます。", EN: "Run baton debate reply %s (or watch) to go on."}
 	msgDebateSummary     = i18n.Msg{JA: "モデレーターのまとめ: %s", EN: "The moderator's summary: %s"}
 	msgDebateNoModerator = i18n.Msg{
-		JA: "注意: このペイン %s にはエージェントのセッションが登録されていません。終了時のまとめ依頼は、ここで Claude Code が動いていないと送れません",
-		EN: "Note: this pane, %s, has no agent session in the pane registry; the summary request at the end can only be sent once an agent runs here",
+		JA: "このペイン %s ではエージェントが動いていません（ペイン登録簿にありません）。モデレーターになる Claude Code をこのペインで起動してから始めるか、tmux の外で実行してください（baton がモデレーターのペインも起動します）",
+		EN: "no agent runs in this pane, %s (it is not in the pane registry): start the debate from the Claude Code session that moderates it, or from outside tmux, where baton starts a moderator pane too",
 	}
 	msgDebateStoppedTold = i18n.Msg{JA: "ディベート %s を中止し、%sに伝えました。", EN: "Stopped debate %s and told the %s."}
 	msgDebateStoppedNone = i18n.Msg{JA: "ディベート %s を中止しました。どちらの側にも伝えていません。", EN: "Stopped debate %s; no side was told."}
@@ -189,7 +190,8 @@ func newDebateEnv(f *Factory, langFlag string) (*debateEnv, error) {
 		}
 	}
 	home := f.Getenv("HOME")
-	return &debateEnv{f: f, cfg: cfg, lang: lang, dir: debate.Dir{Root: cfg.DebateDir(home), Lang: lang}, home: home}, nil
+	dir := debate.Dir{Root: cfg.DebateDir(f.Getenv), Old: cfg.DebateOldDir(f.Getenv), Lang: lang}
+	return &debateEnv{f: f, cfg: cfg, lang: lang, dir: dir, home: home}, nil
 }
 
 func (e *debateEnv) tmux() tmux.Client {
@@ -210,13 +212,16 @@ func (e *debateEnv) transport(s *debate.Session) (debate.Transport, error) {
 		return &debate.Headless{Agent: agent, Args: e.cfg.DebateHeadlessArgs(), Paths: p, Env: e.f.Environ()}, nil
 	}
 	tr := &debate.Tmux{Client: e.tmux(), Registry: panes.Path(e.home), EnterDelay: e.cfg.DebateEnterDelay()}
-	if len(agent) > 0 && filepath.Base(agent[0]) == "claude" {
+	if isClaude(agent) {
 		// Claude Code's screen tells when it takes input and when a
 		// dialog holds the pane.
 		tr.Screen = claudecode.ParseScreen
 	}
 	return tr, nil
 }
+
+// isClaude reports whether the agent command runs Claude Code.
+func isClaude(agent []string) bool { return len(agent) > 0 && filepath.Base(agent[0]) == "claude" }
 
 // id returns the debate named on the command line, else the one active debate.
 func (e *debateEnv) id(given string) (string, error) {
@@ -313,7 +318,22 @@ func (e *debateEnv) start(ctx context.Context, opts *DebateOptions) error {
 		if e.f.Getenv("TMUX") != "" && e.cfg.Debate.TmuxSocket == "" {
 			current = e.f.Getenv("TMUX_PANE")
 		}
-		p, err := debate.OpenPanes(ctx, e.tmux(), s.ID, current, wd, agent)
+		if current != "" {
+			// The moderator is the agent in this pane: without one, the
+			// summary request at the end would have nobody to go to.
+			reg, err := panes.Read(panes.Path(e.home))
+			if err != nil {
+				return err
+			}
+			if _, ok := reg[current]; !ok {
+				return errors.New(msgDebateNoModerator.Format(e.lang, current))
+			}
+		}
+		run := agent
+		if isClaude(agent) {
+			run = append(slices.Clip(agent), claudecode.AccessArgs(e.dir.Root, "baton debate reply")...)
+		}
+		p, err := debate.OpenPanes(ctx, e.tmux(), s.ID, current, wd, run)
 		if err != nil {
 			return err
 		}
@@ -329,13 +349,6 @@ func (e *debateEnv) start(ctx context.Context, opts *DebateOptions) error {
 		fmt.Fprintln(out, msgDebateWaiting.Format(e.lang, p.Pro, p.Con))
 		if err := debate.WaitRegistered(ctx, panes.Path(e.home), want, e.cfg.DebateRegisterTimeout()); err != nil {
 			return err
-		}
-		if p.Session == "" {
-			if reg, err := panes.Read(panes.Path(e.home)); err == nil {
-				if _, ok := reg[p.Moderator]; !ok {
-					fmt.Fprintln(e.f.IO.ErrOut, msgDebateNoModerator.Format(e.lang, p.Moderator))
-				}
-			}
 		}
 	}
 	tr, err := e.transport(s)

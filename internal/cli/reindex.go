@@ -117,7 +117,7 @@ func indexSources(f *Factory, w workspace, cfg *config.Config) index.Sources {
 		State:          w.state,
 		TranscriptDirs: index.TranscriptDirs(home, worktrees),
 		WorkerDir:      workerDataDir(f),
-		DebatesDir:     cfg.DebateDir(home),
+		DebatesDir:     cfg.DebateDir(f.Getenv),
 		Agents:         agentlog.DirsFrom(f.Getenv),
 		Worktrees:      worktrees,
 	}

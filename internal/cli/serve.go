@@ -134,7 +134,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 			defer q.Close()
 			return q.Status(ctx, 200)
 		},
-		Debates:        debate.Dir{Root: cfg.DebateDir(home)},
+		Debates:        debate.Dir{Root: cfg.DebateDir(f.Getenv), Old: cfg.DebateOldDir(f.Getenv)},
 		MemoryDir:      claudecode.MemoryDir(home, w.root),
 		TranscriptDirs: workspaceTranscriptDirs(f, w, home),
 		Prices:         prices,

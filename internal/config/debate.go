@@ -13,7 +13,9 @@ import (
 // Debate configures `baton debate`.
 type Debate struct {
 	// Dir is the folder of debate session files (default
-	// ~/.claude/dialogues); a leading ~/ means the home folder.
+	// ${XDG_DATA_HOME:-~/.local/share}/baton/dialogues; debates in the old
+	// default ~/.claude/dialogues are still found); a leading ~/ means the
+	// home folder.
 	Dir string `yaml:"dir"`
 	// Rounds is how many rounds each side writes when start is not told
 	// (default 3).
@@ -67,19 +69,38 @@ const (
 	MaxDebateRounds = 50
 )
 
-// DebateDir returns the folder of debate files for the user whose home
-// folder is home.
-func (c *Config) DebateDir(home string) string {
+// DebateDir returns the folder of debate files: debate.dir, else
+// ${XDG_DATA_HOME:-~/.local/share}/baton/dialogues. The default is outside
+// ~/.claude, whose files Claude Code 2.1.328 treats as sensitive: a write
+// there asks the person whatever the allow rules say (its sensitive-file
+// rule covers every path through .claude, .git, .vscode, .idea, .husky,
+// .cargo, .devcontainer, .yarn, .mvn and .config/git).
+func (c *Config) DebateDir(getenv func(string) string) string {
+	home := getenv("HOME")
 	d := c.Debate.Dir
 	switch {
 	case d == "":
-		return filepath.Join(home, ".claude", "dialogues")
+		data := getenv("XDG_DATA_HOME")
+		if !filepath.IsAbs(data) {
+			data = filepath.Join(home, ".local", "share")
+		}
+		return filepath.Join(data, "baton", "dialogues")
 	case d == "~":
 		return home
 	case strings.HasPrefix(d, "~/"):
 		return filepath.Join(home, d[2:])
 	}
 	return d
+}
+
+// DebateOldDir returns the folder debates were kept in before
+// (~/.claude/dialogues, the original tool's), whose debates are still found
+// when debate.dir is not set; "" when it is.
+func (c *Config) DebateOldDir(getenv func(string) string) string {
+	if c.Debate.Dir != "" {
+		return ""
+	}
+	return filepath.Join(getenv("HOME"), ".claude", "dialogues")
 }
 
 // DebateRounds returns the default number of rounds each side writes.

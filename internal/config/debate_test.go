@@ -21,7 +21,7 @@ func TestDebateSettings(t *testing.T) {
 	}{
 		{
 			name:    "defaults",
-			wantDir: "/home/u/.claude/dialogues", wantRounds: 3, wantTransport: "tmux",
+			wantDir: "/home/u/.local/share/baton/dialogues", wantRounds: 3, wantTransport: "tmux",
 			wantTimeout: 60 * time.Second, wantDelay: 300 * time.Millisecond,
 			wantArgs: []string{"--permission-mode", "acceptEdits"},
 		},
@@ -35,14 +35,14 @@ func TestDebateSettings(t *testing.T) {
 		{
 			name:    "no Enter pause",
 			body:    "debate:\n  enter_delay: 0\n",
-			wantDir: "/home/u/.claude/dialogues", wantRounds: 3, wantTransport: "tmux",
+			wantDir: "/home/u/.local/share/baton/dialogues", wantRounds: 3, wantTransport: "tmux",
 			wantTimeout: 60 * time.Second, wantDelay: 0,
 			wantArgs: []string{"--permission-mode", "acceptEdits"},
 		},
 		{
 			name:    "Enter pause left empty",
 			body:    "debate:\n  enter_delay:\n",
-			wantDir: "/home/u/.claude/dialogues", wantRounds: 3, wantTransport: "tmux",
+			wantDir: "/home/u/.local/share/baton/dialogues", wantRounds: 3, wantTransport: "tmux",
 			wantTimeout: 60 * time.Second, wantDelay: 300 * time.Millisecond,
 			wantArgs: []string{"--permission-mode", "acceptEdits"},
 		},
@@ -60,8 +60,20 @@ func TestDebateSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := c.DebateDir("/home/u"); got != filepath.FromSlash(tt.wantDir) {
+			env := map[string]string{"HOME": "/home/u"}
+			if got := c.DebateDir(func(k string) string { return env[k] }); got != filepath.FromSlash(tt.wantDir) {
 				t.Errorf("DebateDir = %q; want %q", got, tt.wantDir)
+			}
+			wantOld := ""
+			if !strings.Contains(tt.body, "dir:") {
+				wantOld = "/home/u/.claude/dialogues"
+			}
+			if got := c.DebateOldDir(func(k string) string { return env[k] }); got != wantOld {
+				t.Errorf("DebateOldDir = %q; want %q", got, wantOld)
+			}
+			env["XDG_DATA_HOME"] = "/data"
+			if got, want := c.DebateDir(func(k string) string { return env[k] }), strings.Replace(tt.wantDir, "/home/u/.local/share", "/data", 1); got != want {
+				t.Errorf("DebateDir with XDG_DATA_HOME = %q; want %q", got, want)
 			}
 			if got := c.DebateRounds(); got != tt.wantRounds {
 				t.Errorf("DebateRounds = %d; want %d", got, tt.wantRounds)

@@ -482,3 +482,33 @@ func BenchmarkTmuxWatchHandoff(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-median")
 	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "ms-max")
 }
+
+// TestTmuxStartRefusesPaneWithoutAgent: start run inside tmux from a pane
+// where no agent runs (a plain shell) is refused before any pane opens or
+// file is written: the summary at the end would have nobody to go to.
+func TestTmuxStartRefusesPaneWithoutAgent(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "")
+	shell, err := w.tmux.NewSession(t.Context(), "main", 200, 50, tmux.Spawn{Dir: w.work, Command: []string{"sleep", "600"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket, err := w.tmux.Run(t.Context(), "display-message", "-p", "-t", shell, "#{socket_path}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside := []string{"TMUX=" + socket + ",1,0", "TMUX_PANE=" + shell}
+	for _, lang := range []string{"en", "ja"} {
+		out, err := w.baton(inside, "debate", "start", "--topic", "t", "--agent", "agent", "--lang", lang)
+		want := map[string]string{"en": "no agent runs in this pane, " + shell, "ja": "このペイン " + shell + " ではエージェントが動いていません"}[lang]
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("start from a pane without an agent (%s): %v\n%s", lang, err, out)
+		}
+	}
+	if live, err := w.tmux.ListPanes(t.Context()); err != nil || len(live) != 1 {
+		t.Errorf("panes = %v, %v; want only the shell's", live, err)
+	}
+	if list, err := w.dir().List(); err != nil || len(list) != 0 {
+		t.Errorf("debates = %v, %v; want none written", list, err)
+	}
+}

@@ -337,6 +337,10 @@ func (p Paths) WorkDir(role Role) string { return filepath.Join(p.Work, string(r
 // Dir is a folder of debates.
 type Dir struct {
 	Root string
+	// Old, when set, is a folder of debates started before (the old
+	// default, ~/.claude/dialogues): its debates are listed and used where
+	// they are, new ones go to Root.
+	Old string
 	// Lang is the caller's language (its --lang, else its configuration,
 	// else its locale): the language of the messages of a debate whose
 	// file names none, as files written by the original tool do not.
@@ -358,6 +362,9 @@ func (d Dir) Paths(id string) (Paths, error) {
 		return Paths{}, err
 	}
 	base := filepath.Join(d.Root, id)
+	if d.Old != "" && !exists(base+".md") && exists(filepath.Join(d.Old, id)+".md") {
+		base = filepath.Join(d.Old, id)
+	}
 	return Paths{
 		Main:    base + ".md",
 		Pro:     base + "-pro.md",
@@ -365,6 +372,11 @@ func (d Dir) Paths(id string) (Paths, error) {
 		Work:    base + "-work",
 		Summary: base + "-summary.md",
 	}, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // Load reads debate id's main file.
@@ -444,21 +456,28 @@ type Entry struct {
 // List returns the folder's debates, newest first. A main file that cannot
 // be parsed is listed with its error.
 func (d Dir) List() ([]Entry, error) {
-	ents, err := os.ReadDir(d.Root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, wrapf(err, "list debates")
-	}
 	var out []Entry
-	for _, e := range ents {
-		id, ok := strings.CutSuffix(e.Name(), ".md")
-		if !ok || !e.Type().IsRegular() || ValidID(id) != nil {
+	seen := map[string]bool{}
+	for _, root := range []string{d.Root, d.Old} {
+		if root == "" {
 			continue
 		}
-		s, err := d.Load(id)
-		out = append(out, Entry{ID: id, Session: s, Err: err})
+		ents, err := os.ReadDir(root)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, wrapf(err, "list debates")
+		}
+		for _, e := range ents {
+			id, ok := strings.CutSuffix(e.Name(), ".md")
+			if !ok || !e.Type().IsRegular() || ValidID(id) != nil || seen[id] {
+				continue
+			}
+			seen[id] = true
+			s, err := d.Load(id)
+			out = append(out, Entry{ID: id, Session: s, Err: err})
+		}
 	}
 	// Ids start with their creation time, so they sort by age.
 	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(b.ID, a.ID) })

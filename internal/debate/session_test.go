@@ -278,3 +278,45 @@ func TestCurrentRefusesToGuess(t *testing.T) {
 		t.Errorf("err = %q; want %q", got, want)
 	}
 }
+
+// TestOldFolderStillFound: debates in the old folder are listed, loaded and
+// handed off where they are; new ones go to the new folder.
+func TestOldFolderStillFound(t *testing.T) {
+	root, old := filepath.Join(t.TempDir(), "new"), t.TempDir()
+	before := Dir{Root: old}
+	s := &Session{ID: "cc-debate-20250101-120000-ab12", Topic: "old", MaxRounds: 2, Status: Active, Transport: TransportTmux}
+	if err := before.Create(s); err != nil {
+		t.Fatal(err)
+	}
+	d := Dir{Root: root, Old: old}
+	n := &Session{ID: "cc-debate-20260101-120000-cd34", Topic: "new", MaxRounds: 2, Status: Active, Transport: TransportTmux}
+	if err := d.Create(n); err != nil {
+		t.Fatal(err)
+	}
+	list, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range list {
+		if e.Err != nil {
+			t.Errorf("%s: %v", e.ID, e.Err)
+		}
+		ids = append(ids, e.ID)
+	}
+	if got, want := strings.Join(ids, " "), n.ID+" "+s.ID; got != want {
+		t.Errorf("listed %q; want %q", got, want)
+	}
+	for id, want := range map[string]string{s.ID: old, n.ID: root} {
+		p, err := d.Paths(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Dir(p.Main) != want || filepath.Dir(p.Pro) != want {
+			t.Errorf("%s: files in %s; want %s", id, filepath.Dir(p.Main), want)
+		}
+		if got, err := d.Load(id); err != nil || got.ID != id {
+			t.Errorf("Load(%s) = %v, %v", id, got, err)
+		}
+	}
+}

@@ -22,8 +22,9 @@ func (d Dir) Watch(ctx context.Context, id string, tr Transport, report func(Res
 		return wrapf(err, "watch debate")
 	}
 	defer w.Close()
-	if err := w.Add(d.Root); err != nil {
-		return wrapf(err, "watch %s", d.Root)
+	folder := filepath.Dir(p.Main)
+	if err := w.Add(folder); err != nil {
+		return wrapf(err, "watch %s", folder)
 	}
 	ours := map[string]bool{p.Main: true, p.Pro: true, p.Con: true}
 

@@ -61,7 +61,7 @@ func briefing(f *cmdenv.Factory) hook.Provider {
 		if id, role, ok := debate.ParseMark(panes.DebateMark(f.Getenv(panes.DebateEnv))); ok {
 			// A debate's agent is told its debate, side and round, not
 			// the worktree's task.
-			return debate.Dir{Root: s.Config.DebateDir(f.Getenv("HOME")), Lang: s.Lang}.Brief(id, role), nil
+			return debate.Dir{Root: s.Config.DebateDir(f.Getenv), Old: s.Config.DebateOldDir(f.Getenv), Lang: s.Lang}.Brief(id, role), nil
 		}
 		br, err := resume.BuildBrief(ctx, briefOptions(s, f.Getenv))
 		if err != nil {

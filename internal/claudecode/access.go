@@ -1,0 +1,24 @@
+package claudecode
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// AccessArgs are the command-line arguments that let a Claude Code session
+// read and edit the files in folder dir and run command (with any
+// arguments) without asking: dir joins the session's folders (--add-dir)
+// and allow rules name it (--allowedTools). A folder under ~/.claude, or
+// any other path 2.1.328 holds sensitive, still asks whatever the rules say.
+// A folder whose name a rule cannot hold (parentheses, wildcards, white
+// space) gets --add-dir only.
+func AccessArgs(dir, command string) []string {
+	rules := []string{"Bash(" + command + ":*)"}
+	if !strings.ContainsAny(dir, "()*?[]{}\\, \t\r\n") {
+		for _, tool := range []string{"Read", "Edit", "Write"} {
+			// "//" starts an absolute path in a rule.
+			rules = append(rules, tool+"(/"+filepath.ToSlash(dir)+"/**)")
+		}
+	}
+	return append([]string{"--add-dir", dir, "--allowedTools"}, rules...)
+}
