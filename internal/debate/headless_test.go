@@ -48,7 +48,7 @@ func TestHeadlessDebate(t *testing.T) {
 	if err := os.Symlink(os.Args[0], filepath.Join(bin, "baton")); err != nil {
 		t.Fatal(err)
 	}
-	dialogues := filepath.Join(e.Home, ".claude", "dialogues")
+	dialogues := filepath.Join(e.Home, ".local", "share", "baton", "dialogues")
 	w := &world{t: t, bin: bin, home: e.Home, dialogue: dialogues, work: e.Dir,
 		env: append(e.Environ(), "XDG_CONFIG_HOME="+filepath.Join(e.Home, ".config"))}
 
