@@ -109,8 +109,10 @@ func (d Dir) Reply(ctx context.Context, id string, tr Transport) (Result, error)
 		next := s.CurrentRound + 1
 		hasPro, hasCon := pro.Has(next), con.Has(next)
 		switch {
-		case pro.Concluded() || con.Concluded():
-			if hasPro && hasCon {
+		case (pro.Concluded() || con.Concluded()) && hasPro == hasCon:
+			// A side's [CONCLUDED] ends the debate once the other side
+			// has written that round too.
+			if hasPro {
 				s.CurrentRound = next
 			}
 			s.Status = Concluded
@@ -134,9 +136,11 @@ func (d Dir) Reply(ctx context.Context, id string, tr Transport) (Result, error)
 		}
 		if s.Status == Active {
 			res.Kind, res.Round = HandedOff, s.CurrentRound+1
-			res.Sent = []Message{
-				{Role: Pro, Pane: s.PanePro, Round: res.Round, Text: instruction(s, p, Pro, res.Round, d.langOf(s))},
-				{Role: Con, Pane: s.PaneCon, Round: res.Round, Text: instruction(s, p, Con, res.Round, d.langOf(s))},
+			for _, side := range []Role{Pro, Con} {
+				// A side that wrote ahead is not asked again.
+				if wrote := map[Role]Rounds{Pro: pro, Con: con}[side]; !wrote.Has(res.Round) {
+					res.Sent = append(res.Sent, Message{Role: side, Pane: s.Pane(side), Round: res.Round, Text: instruction(s, p, side, res.Round, d.langOf(s))})
+				}
 			}
 		} else {
 			res.Kind, res.Round = Ended, s.CurrentRound

@@ -201,12 +201,17 @@ func TestConcluded(t *testing.T) {
 		writes    func(f *fixture, t *testing.T)
 		wantRound int
 	}{
-		{"pro concludes mid-round", func(f *fixture, t *testing.T) {
+		{"pro concludes, con writes that round after", func(f *fixture, t *testing.T) {
 			f.write(t, Pro, 1, "a")
 			f.write(t, Con, 1, "b")
 			f.reply(t)
 			f.write(t, Pro, 2, "fine, we agree [CONCLUDED]")
-		}, 1},
+			// One side's [CONCLUDED] waits for the other's round.
+			if res := f.reply(t); res.Kind != Waiting || res.WaitingFor != Con || f.load(t).Status != Active {
+				t.Fatalf("reply after pro concluded alone = %v waiting for %q; want waiting for con, still active", res.Kind, res.WaitingFor)
+			}
+			f.write(t, Con, 2, "b2")
+		}, 2},
 		{"con concludes after both wrote", func(f *fixture, t *testing.T) {
 			f.write(t, Pro, 1, "a")
 			f.write(t, Con, 1, "agreed [CONCLUDED]")
@@ -227,6 +232,22 @@ func TestConcluded(t *testing.T) {
 				t.Errorf("sent %+v; want one summary request giving agreement as the reason", sent)
 			}
 		})
+	}
+}
+
+// TestWroteAheadNotAskedAgain: a side that has written the next round
+// already is not sent its instruction.
+func TestWroteAheadNotAskedAgain(t *testing.T) {
+	f := newFixture(t, 5)
+	f.write(t, Pro, 1, "a")
+	f.write(t, Pro, 2, "ahead")
+	f.write(t, Con, 1, "b")
+	res := f.reply(t)
+	if res.Kind != HandedOff || res.Round != 2 {
+		t.Fatalf("reply = %v round %d; want handed off to round 2", res.Kind, res.Round)
+	}
+	if sent := f.tr.messages(); len(sent) != 1 || sent[0].Role != Con || sent[0].Round != 2 {
+		t.Errorf("sent %+v; want the round 2 instruction to the con side only", sent)
 	}
 }
 
