@@ -114,8 +114,8 @@ func TestAccessArgs(t *testing.T) {
 		dir  string
 		want string
 	}{
-		{"/home/u/.local/share/baton/dialogues", "--add-dir /home/u/.local/share/baton/dialogues --allowedTools Bash(baton debate reply:*) Read(//home/u/.local/share/baton/dialogues/**) Edit(//home/u/.local/share/baton/dialogues/**) Write(//home/u/.local/share/baton/dialogues/**)"},
-		{"/tmp/a (b)", "--add-dir /tmp/a (b) --allowedTools Bash(baton debate reply:*)"},
+		{"/home/u/.local/share/baton/dialogues", "--allowedTools Bash(baton debate reply:*) Read(//home/u/.local/share/baton/dialogues/**) Edit(//home/u/.local/share/baton/dialogues/**) Write(//home/u/.local/share/baton/dialogues/**)"},
+		{"/tmp/a (b)", "--allowedTools Bash(baton debate reply:*)"},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(AccessArgs(tt.dir, "baton debate reply"), " "); got != tt.want {
