@@ -35,6 +35,10 @@ type DebateOptions struct {
 	Transport string
 	Lang      string
 	JSON      bool
+	// Side is the role resume-pane starts again.
+	Side string
+	// Summary: stop asks the moderator for a summary.
+	Summary bool
 }
 
 // NewCmdDebate builds `baton debate` and its subcommands.
@@ -122,7 +126,26 @@ func NewCmdDebate(f *Factory, runF func(context.Context, *DebateOptions) error) 
 		Args:  cobra.ExactArgs(1),
 		RunE:  run(stop),
 	}
+	stopCmd.Flags().BoolVar(&stop.Summary, "summary", false, "also ask the moderator to sum up what was written")
 	langFlag(stopCmd, stop)
+
+	resume := newOpts("resume-pane")
+	resumeCmd := &cobra.Command{
+		Use:   "resume-pane <id> pro|con|moderator",
+		Short: "Start a side (or the moderator) of a debate again in a new pane, after its pane closed",
+		Long: "Opens a new pane next to the debate's live panes running the agent, waits for it to register,\n" +
+			"makes it the side's pane and, when the side has not written the round it is at, sends it that\n" +
+			"round's instruction: the agent reads the debate's files, so it goes on from what was written.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			resume.ID, resume.Side = args[0], args[1]
+			if runF != nil {
+				return runF(c.Context(), resume)
+			}
+			return debateRun(c.Context(), resume)
+		},
+	}
+	langFlag(resumeCmd, resume)
 
 	watch := newOpts("watch")
 	watchCmd := &cobra.Command{
@@ -135,7 +158,7 @@ func NewCmdDebate(f *Factory, runF func(context.Context, *DebateOptions) error) 
 	}
 	langFlag(watchCmd, watch)
 
-	cmd.AddCommand(startCmd, replyCmd, statusCmd, listCmd, stopCmd, watchCmd)
+	cmd.AddCommand(startCmd, replyCmd, statusCmd, listCmd, stopCmd, watchCmd, resumeCmd)
 	return cmd
 }
 
@@ -154,12 +177,20 @@ var (
 		JA: "このペイン %s ではエージェントが動いていません（ペイン登録簿にありません）。モデレーターになる Claude Code をこのペインで起動してから始めるか、tmux の外で実行してください（baton がモデレーターのペインも起動します）",
 		EN: "no agent runs in this pane, %s (it is not in the pane registry): start the debate from the Claude Code session that moderates it, or from outside tmux, where baton starts a moderator pane too",
 	}
-	msgDebateStoppedTold = i18n.Msg{JA: "ディベート %s を中止し、%sに伝えました。", EN: "Stopped debate %s and told the %s."}
-	msgDebateStoppedNone = i18n.Msg{JA: "ディベート %s を中止しました。どちらの側にも伝えていません。", EN: "Stopped debate %s; no side was told."}
-	msgDebateAnd         = i18n.Msg{JA: "と", EN: " and the "}
-	msgDebateNotTold     = i18n.Msg{JA: "  伝えていません: %s", EN: "  not told: %s"}
-	msgDebateNone        = i18n.Msg{JA: "ディベートはありません（%s）", EN: "No debates in %s"}
-	msgDebateStatus      = i18n.Msg{
+	msgDebateStoppedTold  = i18n.Msg{JA: "ディベート %s を中止し、%sに伝えました。", EN: "Stopped debate %s and told the %s."}
+	msgDebateStoppedNone  = i18n.Msg{JA: "ディベート %s を中止しました。どちらの側にも伝えていません。", EN: "Stopped debate %s; no side was told."}
+	msgDebateAnd          = i18n.Msg{JA: "と", EN: " and the "}
+	msgDebateNotTold      = i18n.Msg{JA: "  伝えていません: %s", EN: "  not told: %s"}
+	msgDebateBadSide      = i18n.Msg{JA: "pro、con、moderator のどれかを指定してください（指定: %q）", EN: "name pro, con or moderator (got %q)"}
+	msgDebateNotResumable = i18n.Msg{JA: "ディベート %s は続けられません（status: %s、transport: %s）。tmux で進行中のディベートだけです", EN: "debate %s cannot go on (status %s, transport %s): only an active tmux debate can"}
+	msgDebateStillRuns    = i18n.Msg{JA: "pane %s（%s）はまだ動いています", EN: "pane %s (%s) still runs"}
+	msgDebateResumed      = i18n.Msg{JA: "%sを pane %s で起動し直しました。", EN: "Started the %s again in pane %s."}
+	msgDebateResent       = i18n.Msg{JA: "Round %d の指示を送信しました。", EN: "Sent it the round %d instruction."}
+	msgDebateAskedSummary = i18n.Msg{JA: "モデレーター（pane %s）にまとめを依頼しました。", EN: "Asked the moderator (pane %s) for a summary."}
+	msgDebateNoSummary    = i18n.Msg{JA: "  まとめを依頼できませんでした: %s", EN: "  no summary asked for: %s"}
+	msgDebateTwice        = i18n.Msg{JA: "%sは Round %d を2回書いています（両方とも残してあります）", EN: "the %s wrote round %d twice (both copies are kept)"}
+	msgDebateNone         = i18n.Msg{JA: "ディベートはありません（%s）", EN: "No debates in %s"}
+	msgDebateStatus       = i18n.Msg{
 		JA: "%s  status: %s  Round %d/%d  transport: %s\nテーマ: %s\n賛成派: pane %s、Round %d まで（%s）\n反対派: pane %s、Round %d まで（%s）\nモデレーター: pane %s\n",
 		EN: "%s  status: %s  round %d/%d  transport: %s\nTopic: %s\nPro: pane %s, up to round %d (%s)\nCon: pane %s, up to round %d (%s)\nModerator: pane %s\n",
 	}
@@ -242,13 +273,15 @@ func debateRun(ctx context.Context, opts *DebateOptions) error {
 	case "reply":
 		err = e.reply(ctx, opts)
 	case "status":
-		err = e.status(opts)
+		err = e.status(ctx, opts)
 	case "list":
-		err = e.list(opts)
+		err = e.list(ctx, opts)
 	case "stop":
 		err = e.stop(ctx, opts)
 	case "watch":
 		err = e.watch(ctx, opts)
+	case "resume-pane":
+		err = e.resumePane(ctx, opts)
 	default:
 		err = fmt.Errorf("unknown debate action %q", opts.Action)
 	}
@@ -393,6 +426,9 @@ func (e *debateEnv) reply(ctx context.Context, opts *DebateOptions) error {
 	}
 	for {
 		res, err := e.dir.Reply(ctx, s.ID, tr)
+		if gone := (*debate.PaneGoneError)(nil); errors.As(err, &gone) {
+			fmt.Fprintln(e.f.IO.ErrOut, debate.GoneHint(s.ID, gone.Role, e.lang))
+		}
 		if err != nil {
 			return err
 		}
@@ -459,7 +495,91 @@ func (e *debateEnv) stop(ctx context.Context, opts *DebateOptions) error {
 	for _, err := range res.NotTold {
 		fmt.Fprintln(out, msgDebateNotTold.Format(e.lang, e.localize(err)))
 	}
+	if opts.Summary && tr != nil {
+		if err := e.dir.Summarize(ctx, opts.ID, tr); err != nil {
+			fmt.Fprintln(out, msgDebateNoSummary.Format(e.lang, e.localize(err)))
+		} else {
+			fmt.Fprintln(out, msgDebateAskedSummary.Format(e.lang, debateOrDash(s.PaneModerator)))
+		}
+	}
 	return nil
+}
+
+// resumePane starts a side of an active tmux debate again in a new pane.
+func (e *debateEnv) resumePane(ctx context.Context, opts *DebateOptions) error {
+	role := debate.Role(opts.Side)
+	if role != debate.Pro && role != debate.Con && role != debate.Moderator {
+		return flagError{errors.New(msgDebateBadSide.Format(e.lang, opts.Side))}
+	}
+	if err := debate.ValidID(opts.ID); err != nil {
+		return err
+	}
+	s, err := e.dir.Load(opts.ID)
+	if err != nil {
+		return err
+	}
+	if s.Status != debate.Active || s.Transport != debate.TransportTmux {
+		return errors.New(msgDebateNotResumable.Format(e.lang, s.ID, s.Status, s.Transport))
+	}
+	c := e.tmux()
+	live, err := c.ListPanes(ctx)
+	if err != nil && !tmux.IsNoServer(err) {
+		return err
+	}
+	reg, err := panes.Read(panes.Path(e.home))
+	if err != nil {
+		return err
+	}
+	if _, ok := reg[s.Pane(role)]; ok && live[s.Pane(role)] {
+		return errors.New(msgDebateStillRuns.Format(e.lang, s.Pane(role), role.Name(e.lang)))
+	}
+	next := ""
+	for _, r := range []debate.Role{debate.Pro, debate.Con, debate.Moderator} {
+		if r != role && live[s.Pane(r)] {
+			next = s.Pane(r)
+			break
+		}
+	}
+	agent := strings.Fields(s.Agent)
+	if len(agent) == 0 {
+		agent = strings.Fields(e.cfg.AgentCommand())
+	}
+	if isClaude(agent) {
+		agent = append(slices.Clip(agent), claudecode.AccessArgs(filepath.Dir(e.mainOf(s.ID)), "baton debate reply")...)
+	}
+	wd, err := e.f.Getwd()
+	if err != nil {
+		return err
+	}
+	pane, err := debate.OpenPane(ctx, c, s.ID, role, next, wd, agent)
+	if err != nil {
+		return err
+	}
+	if err := debate.WaitRegistered(ctx, panes.Path(e.home), map[string]debate.Role{pane: role}, e.cfg.DebateRegisterTimeout()); err != nil {
+		return err
+	}
+	tr, err := e.transport(s)
+	if err != nil {
+		return err
+	}
+	res, err := e.dir.Replace(ctx, s.ID, role, pane, tr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.f.IO.Out, msgDebateResumed.Format(e.lang, role.Name(e.lang), pane))
+	if len(res.Sent) > 0 {
+		fmt.Fprintln(e.f.IO.Out, msgDebateResent.Format(e.lang, res.Round))
+	}
+	for _, de := range res.Pending {
+		fmt.Fprintln(e.f.IO.Out, de.In(e.lang))
+	}
+	return nil
+}
+
+// mainOf is debate id's main file.
+func (e *debateEnv) mainOf(id string) string {
+	p, _ := e.dir.Paths(id)
+	return p.Main
 }
 
 // debateJSON is a debate as `status --json` and `list --json` print it.
@@ -474,7 +594,9 @@ type debateJSON struct {
 	Files        map[string]string `json:"files,omitempty"`
 	Written      map[string]int    `json:"written,omitempty"`
 	Concluded    bool              `json:"concluded,omitempty"`
-	Error        string            `json:"error,omitempty"`
+	// Notes are what needs the person (see notes).
+	Notes []string `json:"notes,omitempty"`
+	Error string   `json:"error,omitempty"`
 }
 
 func toJSON(s *debate.Session) debateJSON {
@@ -485,7 +607,17 @@ func toJSON(s *debate.Session) debateJSON {
 	}
 }
 
-func (e *debateEnv) status(opts *DebateOptions) error {
+// livePanes are the panes of the debates' tmux server; nil when it cannot
+// be asked (no server: the panes may live on another one).
+func (e *debateEnv) livePanes(ctx context.Context) map[string]bool {
+	live, err := e.tmux().ListPanes(ctx)
+	if err != nil {
+		return nil
+	}
+	return live
+}
+
+func (e *debateEnv) status(ctx context.Context, opts *DebateOptions) error {
 	id := opts.ID
 	if id == "" {
 		// The one active debate, else the newest of all; with several
@@ -520,6 +652,7 @@ func (e *debateEnv) status(opts *DebateOptions) error {
 		j.Files = map[string]string{"main": r.Paths.Main, "pro": r.Paths.Pro, "con": r.Paths.Con}
 		j.Written = map[string]int{"pro": r.Pro.Written(), "con": r.Con.Written()}
 		j.Concluded = r.Pro.Concluded() || r.Con.Concluded()
+		j.Notes = e.notes(r, e.livePanes(ctx))
 		return writeDebateJSON(e.f, j)
 	}
 	fmt.Fprintf(e.f.IO.Out, msgDebateStatus.In(e.lang),
@@ -527,14 +660,51 @@ func (e *debateEnv) status(opts *DebateOptions) error {
 		debateOrDash(s.PanePro), r.Pro.Written(), r.Paths.Pro,
 		debateOrDash(s.PaneCon), r.Con.Written(), r.Paths.Con,
 		debateOrDash(s.PaneModerator))
+	for _, note := range e.notes(r, e.livePanes(ctx)) {
+		fmt.Fprintln(e.f.IO.Out, "  ! "+note)
+	}
 	return nil
 }
 
-func (e *debateEnv) list(opts *DebateOptions) error {
+// notes are what needs the person in an active debate: a pane that closed
+// (live lists the tmux server's panes; nil when it could not be asked), a
+// message typed but not submitted or held back by a dialog, a round written
+// twice.
+func (e *debateEnv) notes(r debate.Report, live map[string]bool) []string {
+	s := r.Session
+	if s.Status != debate.Active {
+		return nil
+	}
+	var out []string
+	if live != nil && s.Transport == debate.TransportTmux {
+		for _, role := range []debate.Role{debate.Pro, debate.Con, debate.Moderator} {
+			if pane := s.Pane(role); pane != "" && !live[pane] {
+				gone := &debate.PaneGoneError{Role: role, Pane: pane}
+				out = append(out, gone.In(e.lang), debate.GoneHint(s.ID, role, e.lang))
+			}
+		}
+	}
+	for _, side := range []debate.Role{debate.Pro, debate.Con} {
+		rounds := r.Pro
+		if side == debate.Con {
+			rounds = r.Con
+		}
+		if de := s.Pending(side, rounds.Written()); de != nil {
+			out = append(out, de.In(e.lang))
+		}
+		for _, n := range rounds.Twice() {
+			out = append(out, msgDebateTwice.Format(e.lang, side.Name(e.lang), n))
+		}
+	}
+	return out
+}
+
+func (e *debateEnv) list(ctx context.Context, opts *DebateOptions) error {
 	list, err := e.dir.List()
 	if err != nil {
 		return err
 	}
+	live := e.livePanes(ctx)
 	if opts.JSON {
 		out := []debateJSON{}
 		for _, en := range list {
@@ -542,7 +712,11 @@ func (e *debateEnv) list(opts *DebateOptions) error {
 				out = append(out, debateJSON{ID: en.ID, Error: e.localize(en.Err).Error()})
 				continue
 			}
-			out = append(out, toJSON(en.Session))
+			j := toJSON(en.Session)
+			if r, err := e.dir.Inspect(en.ID); err == nil {
+				j.Notes = e.notes(r, live)
+			}
+			out = append(out, j)
 		}
 		return writeDebateJSON(e.f, out)
 	}
@@ -552,6 +726,7 @@ func (e *debateEnv) list(opts *DebateOptions) error {
 	}
 	tw := tabwriter.NewWriter(e.f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATUS\tROUND\tTRANSPORT\tTOPIC")
+	var notes []string
 	for _, en := range list {
 		if en.Err != nil {
 			fmt.Fprintf(tw, "%s\t%s\t\t\t%s\n", en.ID, "error", e.localize(en.Err))
@@ -559,8 +734,19 @@ func (e *debateEnv) list(opts *DebateOptions) error {
 		}
 		s := en.Session
 		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\n", s.ID, s.Status, s.CurrentRound, s.MaxRounds, s.Transport, debateTruncate(s.Topic, 60))
+		if r, err := e.dir.Inspect(en.ID); err == nil {
+			for _, note := range e.notes(r, live) {
+				notes = append(notes, "  ! "+s.ID+": "+note)
+			}
+		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(e.f.IO.Out, n)
+	}
+	return nil
 }
 
 func writeDebateJSON(f *Factory, v any) error {

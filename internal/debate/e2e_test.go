@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -511,4 +512,114 @@ func TestTmuxStartRefusesPaneWithoutAgent(t *testing.T) {
 	if list, err := w.dir().List(); err != nil || len(list) != 0 {
 		t.Errorf("debates = %v, %v; want none written", list, err)
 	}
+}
+
+// TestTmuxPaneKilledMidRound: the con pane closes mid-round. watch reports
+// it and keeps watching, status names it and the ways on, resume-pane
+// starts the con side again and sends it the round it owes, the debate goes
+// on through watch, and stop --summary ends it with the moderator asked for
+// a summary of what was written.
+func TestTmuxPaneKilledMidRound(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "  tmux_socket: $SOCK\n", "FAKE_AGENT_PASSIVE=1")
+	id := w.startDebate(nil, "--topic", "t", "--agent", "agent", "--rounds", "3", "--lang", "en")
+	r, err := w.dir().Inspect(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Session
+	appendRound := func(path string, n int) {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "\n## Round %d\nargument\n", n)
+		f.Close()
+	}
+	appendRound(r.Paths.Pro, 1)
+	if err := w.tmux.KillPane(t.Context(), s.PaneCon); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	watch := exec.CommandContext(ctx, filepath.Join(w.bin, "baton"), "debate", "watch", id)
+	watch.Dir, watch.Env = w.work, w.env
+	var watchOut syncBuffer
+	watch.Stdout, watch.Stderr = &watchOut, &watchOut
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Wait()
+
+	// The con side had written its round just before its pane closed.
+	appendRound(r.Paths.Con, 1)
+	w.waitFor("watch to report the gone pane", 20*time.Second, func() (bool, string) {
+		got := watchOut.String()
+		return strings.Contains(got, "pane "+s.PaneCon+" (con side) is gone") && strings.Contains(got, "baton debate resume-pane "+id+" con"), got
+	})
+	out, err := w.baton(nil, "debate", "status", id)
+	if err != nil || !strings.Contains(out, "! pane "+s.PaneCon+" (con side) is gone") || !strings.Contains(out, "baton debate stop --summary "+id) {
+		t.Errorf("status with the con pane gone: %v\n%s", err, out)
+	}
+	out, err = w.baton(nil, "debate", "resume-pane", id, "con")
+	if err != nil || !strings.Contains(out, "Started the con side again in pane") || strings.Contains(out, "instruction") {
+		t.Fatalf("resume-pane after con wrote round 1: %v\n%s", err, out)
+	}
+	now, err := w.dir().Load(id)
+	if err != nil || now.PaneCon == s.PaneCon || now.PaneCon == "" {
+		t.Fatalf("con pane after resume-pane = %+v, %v; want a new one", now, err)
+	}
+	// watch sees the new pane in the main file and hands round 1 off.
+	w.waitFor("round 2 handed off by watch to the new con pane", 20*time.Second, func() (bool, string) {
+		log := w.paneLog(now.PaneCon)
+		return strings.Contains(log, `"## Round 2"`), log + "\nwatch:\n" + watchOut.String()
+	})
+
+	w.waitFor("watch to finish the hand-off", 20*time.Second, func() (bool, string) {
+		got := watchOut.String()
+		return strings.Contains(got, "Sent the round 2 instructions"), got
+	})
+	// Closed again before writing round 2: the new pane gets round 2.
+	if err := w.tmux.KillPane(t.Context(), now.PaneCon); err != nil {
+		t.Fatal(err)
+	}
+	out, err = w.baton(nil, "debate", "resume-pane", id, "con")
+	if err != nil || !strings.Contains(out, "Sent it the round 2 instruction.") {
+		st, _ := w.baton(nil, "debate", "status", id)
+		t.Fatalf("resume-pane before con wrote round 2: %v\n%s\n%s", err, out, st)
+	}
+	again, _ := w.dir().Load(id)
+	w.waitFor("the round 2 instruction in the third con pane", 20*time.Second, func() (bool, string) {
+		log := w.paneLog(again.PaneCon)
+		return strings.Contains(log, `"## Round 2"`) && strings.Contains(log, "as the con side"), log
+	})
+
+	out, err = w.baton(nil, "debate", "stop", "--summary", id)
+	if err != nil || !strings.Contains(out, "Asked the moderator (pane "+s.PaneModerator+") for a summary.") {
+		t.Errorf("stop --summary: %v\n%s", err, out)
+	}
+	w.waitFor("the summary request in the moderator's log", 20*time.Second, func() (bool, string) {
+		log := w.paneLog(s.PaneModerator)
+		return strings.Contains(log, "has ended (stopped)") && strings.Contains(log, "summarise both sides fairly"), log
+	})
+}
+
+// syncBuffer is a bytes.Buffer safe for a process's output and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

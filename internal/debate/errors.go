@@ -2,6 +2,8 @@ package debate
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/baton-cli/baton/internal/i18n"
 )
@@ -73,6 +75,9 @@ const (
 	NotSubmitted
 )
 
+// problemNames are the DeliveryProblems as the main file stores them.
+var problemNames = map[DeliveryProblem]string{AwaitingApproval: "awaiting_approval", NotReady: "not_ready", NotSubmitted: "not_submitted"}
+
 // DeliveryError says that a message did not reach the agent in a pane, and
 // what the person can do.
 type DeliveryError struct {
@@ -84,6 +89,32 @@ type DeliveryError struct {
 }
 
 func (e *DeliveryError) Error() string { return e.In(i18n.EN) }
+
+// stored is e as the main file keeps it: "<problem> <round>".
+func (e *DeliveryError) stored() string {
+	return problemNames[e.Problem] + " " + strconv.Itoa(e.Round)
+}
+
+// Pending returns what still needs the person for role's last message, nil
+// when nothing does or the side has written the round it was asked for
+// since (written is the side's highest round).
+func (s *Session) Pending(role Role, written int) *DeliveryError {
+	v := s.PendingPro
+	if role == Con {
+		v = s.PendingCon
+	}
+	name, n, _ := strings.Cut(v, " ")
+	round, err := strconv.Atoi(n)
+	if err != nil || round > 0 && written >= round {
+		return nil
+	}
+	for p, pn := range problemNames {
+		if pn == name {
+			return &DeliveryError{Problem: p, Role: role, Pane: s.Pane(role), Round: round}
+		}
+	}
+	return nil
+}
 
 // In returns the message in lang.
 func (e *DeliveryError) In(lang i18n.Lang) string {

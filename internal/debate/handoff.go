@@ -68,6 +68,10 @@ type Result struct {
 	// Pending are the messages that still need the person: typed but not
 	// submitted, or held back by a dialog.
 	Pending []*DeliveryError
+	// Gone, with Kind Undelivered, is a participant's pane that closed:
+	// the session was left as it was until the person starts the side
+	// again or ends the debate.
+	Gone *PaneGoneError
 }
 
 // Reply hands the round off if both sides have written it. Exactly one of
@@ -163,7 +167,7 @@ func (d Dir) Reply(ctx context.Context, id string, tr Transport) (Result, error)
 			// The instructions wait in the input boxes for an Enter:
 			// the round has moved on.
 			res.Pending = des
-			return res, nil
+			return res, d.notePending(p, id, res.Sent, des)
 		}
 		after := res.Session
 		if rerr := d.setBack(p, id, after, &before); rerr != nil {
@@ -172,11 +176,42 @@ func (d Dir) Reply(ctx context.Context, id string, tr Transport) (Result, error)
 		if ok {
 			// A pane held by a dialog got nothing; the next reply, once
 			// its agent has written, hands the round off again.
-			return Result{Kind: Undelivered, Session: &before, Round: res.Round, Pending: des}, nil
+			return Result{Kind: Undelivered, Session: &before, Round: res.Round, Pending: des}, d.notePending(p, id, res.Sent, des)
 		}
 		return Result{}, errors.Join(err, newError(msgDeliverFailed, nil, before.CurrentRound, before.Status))
 	}
-	return res, nil
+	return res, d.notePending(p, id, res.Sent, nil)
+}
+
+// notePending records in the main file, for each side sent a message, what
+// still needs the person (pending), or that nothing does, so that status and
+// list can say it later.
+func (d Dir) notePending(p Paths, id string, sent []Message, pending []*DeliveryError) error {
+	return atomicfile.Update(p.Main, 0o600, func(old []byte) ([]byte, error) {
+		s, err := Parse(id, old)
+		if err != nil {
+			return nil, newError(msgMalformed, nil, p.Main, err)
+		}
+		was := *s
+		for _, m := range sent {
+			v := ""
+			for _, de := range pending {
+				if de.Role == m.Role {
+					v = de.stored()
+				}
+			}
+			switch m.Role {
+			case Pro:
+				s.PendingPro = v
+			case Con:
+				s.PendingCon = v
+			}
+		}
+		if s.PendingPro == was.PendingPro && s.PendingCon == was.PendingCon {
+			return nil, atomicfile.ErrUnchanged
+		}
+		return s.Marshal(), nil
+	})
 }
 
 // typedOnly reports whether every one of des says a text was typed but not
@@ -258,7 +293,7 @@ func (d Dir) Open(ctx context.Context, s *Session, tr Transport) (Result, error)
 	}
 	if err := tr.Deliver(ctx, msgs); err != nil {
 		if des, ok := deliveryErrors(err); ok && typedOnly(des) {
-			return Result{Kind: Opened, Session: s, Round: 1, Sent: msgs, Pending: des}, nil
+			return Result{Kind: Opened, Session: s, Round: 1, Sent: msgs, Pending: des}, d.notePending(p, s.ID, msgs, des)
 		}
 		if _, serr := d.Stop(ctx, s.ID, nil); serr != nil {
 			err = errors.Join(err, serr)
@@ -318,6 +353,75 @@ func (d Dir) Stop(ctx context.Context, id string, tr Transport) (StopResult, err
 			continue
 		}
 		res.Told = append(res.Told, role)
+	}
+	return res, nil
+}
+
+// Summarize asks the moderator of the ended debate id for a summary of what
+// the sides wrote, as at the end of its last round.
+func (d Dir) Summarize(ctx context.Context, id string, tr Transport) error {
+	s, err := d.Load(id)
+	if err != nil {
+		return err
+	}
+	if s.Status == Active {
+		return newError(msgStillActive, nil, id)
+	}
+	p, _ := d.Paths(id)
+	msgs := []Message{{Role: Moderator, Pane: s.PaneModerator, Text: summaryRequest(s, p, d.langOf(s))}}
+	if err := tr.Check(ctx, msgs); err != nil {
+		return err
+	}
+	return tr.Deliver(ctx, msgs)
+}
+
+// Replace makes pane the pane of role in the active debate id (its agent
+// was started again there) and, when role is a side that has not written
+// the round it is at, sends that round's instruction to the new pane.
+func (d Dir) Replace(ctx context.Context, id string, role Role, pane string, tr Transport) (Result, error) {
+	p, err := d.Paths(id)
+	if err != nil {
+		return Result{}, err
+	}
+	var res Result
+	err = atomicfile.Update(p.Main, 0o600, func(old []byte) ([]byte, error) {
+		if old == nil {
+			return nil, newError(msgNoSession, nil, id, d.Root)
+		}
+		s, err := Parse(id, old)
+		if err != nil {
+			return nil, newError(msgMalformed, nil, p.Main, err)
+		}
+		if s.Status != Active {
+			return nil, newError(msgNotActive, nil, id, s.Status)
+		}
+		switch role {
+		case Pro:
+			s.PanePro, s.PendingPro = pane, ""
+		case Con:
+			s.PaneCon, s.PendingCon = pane, ""
+		default:
+			s.PaneModerator = pane
+		}
+		res = Result{Kind: Waiting, Session: s, Round: s.CurrentRound + 1}
+		return s.Marshal(), nil
+	})
+	if err != nil || role == Moderator {
+		return res, err
+	}
+	rounds, err := readRounds(p, role)
+	if err != nil || rounds.Has(res.Round) {
+		return res, err
+	}
+	s := res.Session
+	res.Sent = []Message{{Role: role, Pane: pane, Round: res.Round, Text: instruction(s, p, role, res.Round, d.langOf(s))}}
+	if err := tr.Deliver(ctx, res.Sent); err != nil {
+		des, ok := deliveryErrors(err)
+		if !ok {
+			return res, err
+		}
+		res.Pending = des
+		return res, d.notePending(p, id, res.Sent, des)
 	}
 	return res, nil
 }

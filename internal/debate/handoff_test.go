@@ -450,3 +450,44 @@ func TestNoLangSpeaksTheCallers(t *testing.T) {
 		})
 	}
 }
+
+// TestPendingKept: an instruction typed but not submitted, or held back by
+// a dialog, is kept in the main file for status and list, until the side
+// writes that round or a later message reaches it.
+func TestPendingKept(t *testing.T) {
+	f := newFixture(t, 5)
+	f.write(t, Pro, 1, "a")
+	f.write(t, Con, 1, "b")
+	f.tr.deliverErr = &DeliveryError{Problem: NotSubmitted, Role: Con, Pane: "%3", Round: 2}
+	if res := f.reply(t); res.Kind != HandedOff || len(res.Pending) != 1 {
+		t.Fatalf("reply = %v, pending %v; want handed off with the con side's round pending", res.Kind, res.Pending)
+	}
+	s := f.load(t)
+	if got, want := s.PendingCon, "not_submitted 2"; got != want || s.PendingPro != "" {
+		t.Fatalf("pending con %q, pro %q; want %q and none", got, s.PendingPro, want)
+	}
+	if de := s.Pending(Con, 1); de == nil || de.In(i18n.EN) != "round 2 not submitted to the con side: press Enter in pane %3" {
+		t.Errorf("Pending(con, 1) = %v", de)
+	}
+	if de := s.Pending(Con, 2); de != nil {
+		t.Errorf("Pending(con) after it wrote round 2 = %v; want nil", de)
+	}
+	// A dialog holds the pro pane at the next hand-off: the round is set
+	// back and the pro side's problem kept.
+	f.write(t, Pro, 2, "c")
+	f.write(t, Con, 2, "d")
+	f.tr.deliverErr = &DeliveryError{Problem: AwaitingApproval, Role: Pro, Pane: "%2", Round: 3}
+	if res := f.reply(t); res.Kind != Undelivered {
+		t.Fatalf("reply = %v; want undelivered", res.Kind)
+	}
+	if s := f.load(t); s.PendingPro != "awaiting_approval 3" || s.CurrentRound != 1 {
+		t.Errorf("pending pro %q round %d; want awaiting_approval 3 at round 1", s.PendingPro, s.CurrentRound)
+	}
+	f.tr.deliverErr = nil
+	if res := f.reply(t); res.Kind != HandedOff {
+		t.Fatalf("reply = %v; want handed off", res.Kind)
+	}
+	if s := f.load(t); s.PendingPro != "" || s.PendingCon != "" {
+		t.Errorf("pending pro %q con %q after delivery; want none", s.PendingPro, s.PendingCon)
+	}
+}

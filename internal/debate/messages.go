@@ -99,6 +99,16 @@ var (
 	msgOpened      = i18n.Msg{JA: "ディベート %s を開始し、Round 1 の指示を賛成派と反対派に送信しました。", EN: "Started debate %s and sent the round 1 instructions to the pro and con sides."}
 )
 
+// GoneHint says how a debate whose role's pane closed goes on or ends.
+func GoneHint(id string, role Role, lang i18n.Lang) string {
+	return msgGoneHint.Format(lang, id, role, role.Name(lang))
+}
+
+var msgGoneHint = i18n.Msg{
+	JA: "続けるには baton debate resume-pane %[1]s %[2]s（新しいペインで%[3]sを起動し直します）、終えるには baton debate stop --summary %[1]s（それまでの内容をモデレーターにまとめてもらいます）",
+	EN: "to go on, baton debate resume-pane %[1]s %[2]s starts the %[3]s again in a new pane; to end it, baton debate stop --summary %[1]s has the moderator sum up what was written",
+}
+
 // Errors a person acts on.
 var (
 	msgBadID             = i18n.Msg{JA: "不正なディベート ID %q です（cc-debate-YYYYMMDD-HHMMSS-xxxx の形式で指定してください）", EN: "invalid debate id %q (want cc-debate-YYYYMMDD-HHMMSS-xxxx)"}
@@ -116,6 +126,7 @@ var (
 	msgNotSubmitted      = i18n.Msg{JA: "%sへのメッセージが送信されていません: pane %s で Enter を押してください", EN: "the message to the %s was not submitted: press Enter in pane %s"}
 	msgDeliverFailed     = i18n.Msg{JA: "送信に失敗したため、セッションを Round %d（status: %s）に戻しました", EN: "delivery failed, so the session was set back to round %d (status: %s)"}
 	msgNotStopped        = i18n.Msg{JA: "ディベート %s は既に終了しているため中止できません（status: %s）", EN: "debate %s cannot be stopped: it has already ended (status: %s)"}
+	msgStillActive       = i18n.Msg{JA: "ディベート %s はまだ進行中です", EN: "debate %s is still active"}
 	msgExists            = i18n.Msg{JA: "ディベート %s は既に存在します", EN: "debate %s already exists"}
 )
 
@@ -148,9 +159,12 @@ func stopNotice(s *Session, p Paths, lang i18n.Lang) string {
 // Message is the outcome of a hand-off as a person reads it, with a line
 // for each message that still needs the person.
 func (r Result) Message(lang i18n.Lang) string {
-	lines := make([]string, 0, 1+len(r.Pending))
+	lines := make([]string, 0, 2+len(r.Pending))
 	if r.Kind != Undelivered {
 		lines = append(lines, r.message(lang))
+	}
+	if r.Gone != nil {
+		lines = append(lines, r.Gone.In(lang), GoneHint(r.Session.ID, r.Gone.Role, lang))
 	}
 	for _, de := range r.Pending {
 		lines = append(lines, de.In(lang))

@@ -25,11 +25,7 @@ func SessionName(id string) string { return "baton-debate-" + id }
 // session SessionName(id) is created whose first pane runs agent as the
 // moderator.
 func OpenPanes(ctx context.Context, c tmux.Client, id, current, dir string, agent []string) (Panes, error) {
-	// Each agent's environment names its debate and role, so that its
-	// hook records the session as the debate's turns.
-	spawn := func(role Role) tmux.Spawn {
-		return tmux.Spawn{Dir: dir, Command: agent, Env: []string{panes.DebateEnv + "=" + Mark(id, role)}}
-	}
+	spawn := func(role Role) tmux.Spawn { return spawnFor(id, role, dir, agent) }
 	var p Panes
 	var err error
 	if current != "" {
@@ -47,6 +43,29 @@ func OpenPanes(ctx context.Context, c tmux.Client, id, current, dir string, agen
 		return p, wrapf(err, "open con pane")
 	}
 	return p, nil
+}
+
+// spawnFor is role's agent pane: its environment names its debate and
+// role, so that its hook records the session as the debate's turns.
+func spawnFor(id string, role Role, dir string, agent []string) tmux.Spawn {
+	return tmux.Spawn{Dir: dir, Command: agent, Env: []string{panes.DebateEnv + "=" + Mark(id, role)}}
+}
+
+// OpenPane starts agent for role of debate id again, in a pane split from
+// next to (a live pane of the debate), or, when next is empty, in a new
+// detached session SessionName(id); it returns the new pane.
+func OpenPane(ctx context.Context, c tmux.Client, id string, role Role, next, dir string, agent []string) (string, error) {
+	var pane string
+	var err error
+	if next == "" {
+		pane, err = c.NewSession(ctx, SessionName(id), 240, 60, spawnFor(id, role, dir, agent))
+	} else {
+		pane, err = c.SplitWindow(ctx, next, false, spawnFor(id, role, dir, agent))
+	}
+	if err != nil {
+		return "", wrapf(err, "open %s pane", role)
+	}
+	return pane, nil
 }
 
 // WaitRegistered polls the pane registry until every pane in want has an

@@ -90,3 +90,15 @@ func (r Rounds) Written() int {
 	}
 	return high
 }
+
+// Twice lists the round numbers that have more than one heading, in order.
+func (r Rounds) Twice() []int {
+	seen := map[int]int{}
+	var out []int
+	for _, n := range r.Numbers {
+		if seen[n]++; seen[n] == 2 {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -71,6 +71,10 @@ type Session struct {
 	Lang i18n.Lang
 	// Agent is the agent command the debate was started with.
 	Agent string
+	// PendingPro and PendingCon say what still needs the person for the
+	// last message to that side ("not_submitted 2", "awaiting_approval 2":
+	// the problem and the round asked for); empty when it was delivered.
+	PendingPro, PendingCon string
 
 	// extra keeps keys baton does not know, in order, so a rewrite never
 	// drops them.
@@ -95,7 +99,7 @@ type field struct{ key, value string }
 // isKnownKey reports the frontmatter keys Session has a field for.
 func isKnownKey(k string) bool {
 	switch k {
-	case "id", "topic", "pane_moderator", "pane_pro", "pane_con", "max_rounds", "current_round", "status", "transport", "lang", "agent":
+	case "id", "topic", "pane_moderator", "pane_pro", "pane_con", "max_rounds", "current_round", "status", "transport", "lang", "agent", "pending_pro", "pending_con":
 		return true
 	}
 	return false
@@ -167,6 +171,7 @@ func parse(data []byte) (*Session, error) {
 	s.ID, s.Topic = vals["id"], vals["topic"]
 	s.PaneModerator, s.PanePro, s.PaneCon = vals["pane_moderator"], vals["pane_pro"], vals["pane_con"]
 	s.Agent = vals["agent"]
+	s.PendingPro, s.PendingCon = vals["pending_pro"], vals["pending_con"]
 	var err error
 	if s.MaxRounds, err = strconv.Atoi(vals["max_rounds"]); err != nil || s.MaxRounds < 1 {
 		return nil, fmt.Errorf("max_rounds %q is not a positive number", vals["max_rounds"])
@@ -305,6 +310,12 @@ func (s *Session) Marshal() []byte {
 	}
 	if s.Agent != "" {
 		line("agent", quote(s.Agent))
+	}
+	if s.PendingPro != "" {
+		line("pending_pro", quote(s.PendingPro))
+	}
+	if s.PendingCon != "" {
+		line("pending_con", quote(s.PendingCon))
 	}
 	for _, f := range s.extra {
 		line(f.key, quote(f.value))

@@ -2,6 +2,7 @@ package debate
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 
 	"github.com/fsnotify/fsnotify"
@@ -31,16 +32,31 @@ func (d Dir) Watch(ctx context.Context, id string, tr Transport, report func(Res
 	last := Result{}
 	for {
 		res, err := d.Reply(ctx, id, tr)
+		var gone *PaneGoneError
+		if errors.As(err, &gone) {
+			// The person starts the side again (resume-pane, which
+			// changes the main file) or ends the debate; both end the
+			// wait below.
+			s, lerr := d.Load(id)
+			if lerr != nil {
+				return errors.Join(err, lerr)
+			}
+			res, err = Result{Kind: Undelivered, Session: s, Gone: gone}, nil
+		}
 		if err != nil {
 			return err
 		}
 		// Report changes, not every write a side makes while it waits.
-		if res.Kind != last.Kind || res.Round != last.Round || res.WaitingFor != last.WaitingFor || len(res.Sent) > 0 {
+		if res.Kind != last.Kind || res.Round != last.Round || res.WaitingFor != last.WaitingFor || len(res.Sent) > 0 || res.Gone != nil && (last.Gone == nil || *res.Gone != *last.Gone) {
 			report(res)
 		}
 		last = res
 		if res.Kind == NotActive || res.Kind == Ended {
 			return nil
+		}
+		if res.Kind == HandedOff && len(res.Sent) == 0 {
+			// Both sides had written ahead: the next round is complete.
+			continue
 		}
 		if err := waitChange(ctx, w, ours); err != nil {
 			return err
