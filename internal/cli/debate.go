@@ -366,6 +366,10 @@ func (e *debateEnv) start(ctx context.Context, opts *DebateOptions) error {
 		if isClaude(agent) {
 			run = append(slices.Clip(agent), claudecode.AccessArgs(e.dir.Root, "baton debate reply")...)
 		}
+		before, err := panes.Read(panes.Path(e.home))
+		if err != nil {
+			return err
+		}
 		p, err := debate.OpenPanes(ctx, e.tmux(), s.ID, current, wd, run)
 		if err != nil {
 			return err
@@ -380,7 +384,7 @@ func (e *debateEnv) start(ctx context.Context, opts *DebateOptions) error {
 			}
 		}
 		fmt.Fprintln(out, msgDebateWaiting.Format(e.lang, p.Pro, p.Con))
-		if err := debate.WaitRegistered(ctx, panes.Path(e.home), want, e.cfg.DebateRegisterTimeout()); err != nil {
+		if err := debate.WaitRegistered(ctx, panes.Path(e.home), want, before, e.cfg.DebateRegisterTimeout()); err != nil {
 			return err
 		}
 	}
@@ -555,7 +559,7 @@ func (e *debateEnv) resumePane(ctx context.Context, opts *DebateOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := debate.WaitRegistered(ctx, panes.Path(e.home), map[string]debate.Role{pane: role}, e.cfg.DebateRegisterTimeout()); err != nil {
+	if err := debate.WaitRegistered(ctx, panes.Path(e.home), map[string]debate.Role{pane: role}, reg, e.cfg.DebateRegisterTimeout()); err != nil {
 		return err
 	}
 	tr, err := e.transport(s)

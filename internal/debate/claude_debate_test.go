@@ -273,6 +273,11 @@ func TestClaudeCodeDebates(t *testing.T) {
 		}
 	}
 	w := newClaudeWorld(t, "")
+	// A session that outlives the debates' keeps the server, and its pane
+	// numbers, going.
+	if _, err := w.tmux.NewSession(t.Context(), "keep", 80, 24, tmux.Spawn{Dir: w.e.Dir, Command: []string{"sleep", "3600"}}); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	var sampler sync.WaitGroup
 	sampler.Go(func() { w.watchDialogs(ctx) })

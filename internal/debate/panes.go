@@ -69,8 +69,11 @@ func OpenPane(ctx context.Context, c tmux.Client, id string, role Role, next, di
 }
 
 // WaitRegistered polls the pane registry until every pane in want has an
-// entry, or fails after timeout naming the first pane still missing.
-func WaitRegistered(ctx context.Context, registry string, want map[string]Role, timeout time.Duration) error {
+// entry, or fails after timeout naming the first pane still missing. An
+// entry as before had it (the registry read before the panes opened) is a
+// closed pane's whose id tmux gave again (a server started afresh numbers
+// its panes from %0), and does not count.
+func WaitRegistered(ctx context.Context, registry string, want map[string]Role, before panes.Registry, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
@@ -81,7 +84,8 @@ func WaitRegistered(ctx context.Context, registry string, want map[string]Role, 
 		}
 		missing := ""
 		for _, pane := range sortedPanes(want) {
-			if _, ok := reg[pane]; !ok {
+			e, ok := reg[pane]
+			if old, was := before[pane]; !ok || was && e == old {
 				missing = pane
 				break
 			}

@@ -291,7 +291,12 @@ func updatePanes(ctx context.Context, p *Payload, pane string, w Where, o Option
 			reg.Prune(live)
 		}
 		if p.Event == SessionEnd {
-			delete(reg, pane)
+			// Only its own entry: a session that ends late (its pane
+			// killed) must not drop the entry of a newer session in a
+			// pane of the same id.
+			if old, had := reg[pane]; had && (old.SessionID == "" || old.SessionID == p.SessionID) {
+				delete(reg, pane)
+			}
 			return len(reg) != before
 		}
 		old, had := reg[pane]

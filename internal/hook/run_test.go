@@ -175,6 +175,9 @@ func TestRunPaneRegistry(t *testing.T) {
 		{`{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"fix the bug"}`, panes.Working, "fix the bug"},
 		{`{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, panes.Working, "fix the bug"},
 		{`{"session_id":"s1","hook_event_name":"Stop"}`, panes.Waiting, "fix the bug"},
+		// An older session of a pane with the same id ends late: the
+		// newer session's entry stays.
+		{`{"session_id":"s0","hook_event_name":"SessionEnd","reason":"exit"}`, panes.Waiting, "fix the bug"},
 		{`{"session_id":"s1","hook_event_name":"SessionEnd","reason":"exit"}`, "", ""},
 	}
 	for _, st := range steps {
