@@ -187,11 +187,7 @@ func (d Dir) Reply(ctx context.Context, id string, tr Transport) (Result, error)
 // still needs the person (pending), or that nothing does, so that status and
 // list can say it later.
 func (d Dir) notePending(p Paths, id string, sent []Message, pending []*DeliveryError) error {
-	return atomicfile.Update(p.Main, 0o600, func(old []byte) ([]byte, error) {
-		s, err := Parse(id, old)
-		if err != nil {
-			return nil, newError(msgMalformed, nil, p.Main, err)
-		}
+	return d.change(p, id, func(s *Session) (bool, error) {
 		was := *s
 		for _, m := range sent {
 			v := ""
@@ -207,10 +203,7 @@ func (d Dir) notePending(p Paths, id string, sent []Message, pending []*Delivery
 				s.PendingCon = v
 			}
 		}
-		if s.PendingPro == was.PendingPro && s.PendingCon == was.PendingCon {
-			return nil, atomicfile.ErrUnchanged
-		}
-		return s.Marshal(), nil
+		return s.PendingPro != was.PendingPro || s.PendingCon != was.PendingCon, nil
 	})
 }
 
@@ -245,19 +238,37 @@ func deliveryErrors(err error) (des []*DeliveryError, ok bool) {
 	return []*DeliveryError{de}, true
 }
 
-// setBack restores the round and status of before if the session is still
-// as after left it.
-func (d Dir) setBack(p Paths, id string, after, before *Session) error {
+// change applies fn to debate id's session under the main file's lock and
+// writes the session back when fn reports a change.
+func (d Dir) change(p Paths, id string, fn func(s *Session) (changed bool, err error)) error {
 	return atomicfile.Update(p.Main, 0o600, func(old []byte) ([]byte, error) {
+		if old == nil {
+			return nil, newError(msgNoSession, nil, id, d.Root)
+		}
 		s, err := Parse(id, old)
 		if err != nil {
 			return nil, newError(msgMalformed, nil, p.Main, err)
 		}
-		if s.CurrentRound != after.CurrentRound || s.Status != after.Status {
+		changed, err := fn(s)
+		if err != nil {
+			return nil, err
+		}
+		if !changed {
 			return nil, atomicfile.ErrUnchanged
 		}
-		s.CurrentRound, s.Status = before.CurrentRound, before.Status
 		return s.Marshal(), nil
+	})
+}
+
+// setBack restores the round and status of before if the session is still
+// as after left it.
+func (d Dir) setBack(p Paths, id string, after, before *Session) error {
+	return d.change(p, id, func(s *Session) (bool, error) {
+		if s.CurrentRound != after.CurrentRound || s.Status != after.Status {
+			return false, nil
+		}
+		s.CurrentRound, s.Status = before.CurrentRound, before.Status
+		return true, nil
 	})
 }
 
@@ -320,20 +331,13 @@ func (d Dir) Stop(ctx context.Context, id string, tr Transport) (StopResult, err
 		return StopResult{}, err
 	}
 	var res StopResult
-	err = atomicfile.Update(p.Main, 0o600, func(old []byte) ([]byte, error) {
-		if old == nil {
-			return nil, newError(msgNoSession, nil, id, d.Root)
-		}
-		s, err := Parse(id, old)
-		if err != nil {
-			return nil, newError(msgMalformed, nil, p.Main, err)
-		}
+	err = d.change(p, id, func(s *Session) (bool, error) {
 		if s.Status != Active {
-			return nil, newError(msgNotStopped, nil, id, s.Status)
+			return false, newError(msgNotStopped, nil, id, s.Status)
 		}
 		s.Status = Aborted
 		res.Session = s
-		return s.Marshal(), nil
+		return true, nil
 	})
 	if err != nil || tr == nil {
 		return res, err
@@ -384,16 +388,9 @@ func (d Dir) Replace(ctx context.Context, id string, role Role, pane string, tr 
 		return Result{}, err
 	}
 	var res Result
-	err = atomicfile.Update(p.Main, 0o600, func(old []byte) ([]byte, error) {
-		if old == nil {
-			return nil, newError(msgNoSession, nil, id, d.Root)
-		}
-		s, err := Parse(id, old)
-		if err != nil {
-			return nil, newError(msgMalformed, nil, p.Main, err)
-		}
+	err = d.change(p, id, func(s *Session) (bool, error) {
 		if s.Status != Active {
-			return nil, newError(msgNotActive, nil, id, s.Status)
+			return false, newError(msgNotActive, nil, id, s.Status)
 		}
 		switch role {
 		case Pro:
@@ -404,7 +401,7 @@ func (d Dir) Replace(ctx context.Context, id string, role Role, pane string, tr 
 			s.PaneModerator = pane
 		}
 		res = Result{Kind: Waiting, Session: s, Round: s.CurrentRound + 1}
-		return s.Marshal(), nil
+		return true, nil
 	})
 	if err != nil || role == Moderator {
 		return res, err
