@@ -43,7 +43,9 @@ func FindUnreviewed(ctx context.Context, j *journal.Journal, dir state.Dir, max 
 		Match: func(r *journal.Record) bool {
 			switch r.Event {
 			case "Stop", "PreCompact", "SessionEnd":
-				return r.Session != "" && r.Transcript != "" && r.Offset > 0
+				// A debate agent's arguments are no decisions of the
+				// work.
+				return r.Session != "" && r.Transcript != "" && r.Offset > 0 && r.Debate == ""
 			}
 			return false
 		},

@@ -116,6 +116,10 @@ func isActivity(e *Entry) bool {
 
 // isActivityRecord is isActivity for a journal record, without converting.
 func isActivityRecord(r *journal.Record) bool {
+	if r.Debate != "" {
+		// A debate agent's turns are its debate's, not the work's.
+		return false
+	}
 	switch r.Event {
 	case evPostTool:
 		return r.Tool != ""
