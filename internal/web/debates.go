@@ -36,7 +36,7 @@ type roundPair struct {
 type debatePage struct {
 	Session *debate.Session
 	// Ended: no more rounds will be written, so a missing one is not
-	// "not yet".
+	// "not yet"; an active debate's page reloads itself.
 	Ended    bool
 	Rounds   []roundPair
 	Summary  string
@@ -61,11 +61,12 @@ func (s *Server) debate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := debatePage{Session: rep.Session, Ended: rep.Session.Status != debate.Active}
-	pro, err := sideRounds(rep.Paths.Pro)
+	again := msgRoundAgain.In(s.o.Lang)
+	pro, err := sideRounds(rep.Paths.Pro, again)
 	if err != nil {
 		p.Warnings = append(p.Warnings, err.Error())
 	}
-	con, err := sideRounds(rep.Paths.Con)
+	con, err := sideRounds(rep.Paths.Con, again)
 	if err != nil {
 		p.Warnings = append(p.Warnings, err.Error())
 	}
@@ -86,8 +87,9 @@ func (s *Server) debate(w http.ResponseWriter, r *http.Request) {
 // sideRounds reads a side file and returns the text of each round by
 // number. The headings are found by debate.ParseRounds, which gives the
 // last section: the sections before it come from parsing the text up to
-// each heading in turn. A round written twice keeps its first text.
-func sideRounds(path string) (map[int]string, error) {
+// each heading in turn. A round written twice shows both texts, in order,
+// again between them.
+func sideRounds(path, again string) (map[int]string, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -102,7 +104,11 @@ func sideRounds(path string) (map[int]string, error) {
 		if len(rs.Numbers) == 0 {
 			return out, nil
 		}
-		out[rs.Numbers[len(rs.Numbers)-1]] = strings.TrimSpace(rs.Last)
+		n, round := rs.Numbers[len(rs.Numbers)-1], strings.TrimSpace(rs.Last)
+		if later, ok := out[n]; ok {
+			round += "\n\n" + again + "\n\n" + later
+		}
+		out[n] = round
 		// Drop the last section and its heading line.
 		head := strings.TrimSuffix(text[:len(text)-len(rs.Last)], "\n")
 		text = head[:strings.LastIndexByte(head, '\n')+1]

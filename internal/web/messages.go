@@ -3,6 +3,9 @@ package web
 import "github.com/baton-cli/baton/internal/i18n"
 
 // Messages the Go code uses by name.
+// msgRoundAgain stands between two copies of a round a side wrote twice.
+var msgRoundAgain = i18n.Msg{JA: "（同じラウンドをもう一度書いています）", EN: "(the same round, written again)"}
+
 var (
 	msgNavSessions  = i18n.Msg{JA: "セッション", EN: "Sessions"}
 	msgNavDecisions = i18n.Msg{JA: "決定事項", EN: "Decisions"}
@@ -167,17 +170,23 @@ var messages = map[string]i18n.Msg{
 	"runs.stdout":         {JA: "標準出力（全 %s バイト）", EN: "Standard output (%s bytes in all)"},
 	"runs.stderr":         {JA: "標準エラー（全 %s バイト）", EN: "Standard error (%s bytes in all)"},
 
-	"debates.none":       {JA: "ディベートはありません。", EN: "No debates."},
-	"debates.topic":      {JA: "議題", EN: "Topic"},
-	"debates.round":      {JA: "ラウンド", EN: "Round"},
-	"debates.roundn":     {JA: "ラウンド %d", EN: "Round %d"},
-	"debates.transport":  {JA: "方式", EN: "Transport"},
-	"debates.pro":        {JA: "賛成側", EN: "Pro"},
-	"debates.con":        {JA: "反対側", EN: "Con"},
-	"debates.notyet":     {JA: "まだ書かれていません。", EN: "Not written yet."},
-	"debates.notwritten": {JA: "書かれないままディベートが終わりました。", EN: "Not written: the debate ended first."},
-	"debates.norounds":   {JA: "まだどちらもラウンドを書いていません。", EN: "Neither side has written a round yet."},
-	"debates.summary":    {JA: "司会のまとめ", EN: "Moderator's summary"},
+	"debates.none":             {JA: "ディベートはありません。", EN: "No debates."},
+	"debates.topic":            {JA: "議題", EN: "Topic"},
+	"debates.round":            {JA: "ラウンド", EN: "Round"},
+	"debates.roundn":           {JA: "ラウンド %d", EN: "Round %d"},
+	"debates.transport":        {JA: "方式", EN: "Transport"},
+	"debates.pro":              {JA: "賛成側", EN: "Pro"},
+	"debates.con":              {JA: "反対側", EN: "Con"},
+	"debates.notyet":           {JA: "まだ書かれていません。", EN: "Not written yet."},
+	"debates.notwritten":       {JA: "書かれないままディベートが終わりました。", EN: "Not written: the debate ended first."},
+	"debates.norounds":         {JA: "まだどちらもラウンドを書いていません。", EN: "Neither side has written a round yet."},
+	"debates.summary":          {JA: "司会のまとめ", EN: "Moderator's summary"},
+	"debates.summarytmux":      {JA: "まとめはモデレーター（pane %s）に依頼しました。そのセッションの会話にあります。", EN: "The moderator (pane %s) was asked for the summary: it is in that session's conversation."},
+	"debates.refresh":          {JA: "進行中のため、このページは5秒ごとに更新されます。", EN: "The debate is running: this page reloads every 5 seconds."},
+	"debates.status.active":    {JA: "進行中", EN: "active"},
+	"debates.status.concluded": {JA: "終了（合意）", EN: "concluded (the sides agreed)"},
+	"debates.status.timeout":   {JA: "終了（ラウンド上限）", EN: "ended (round limit reached)"},
+	"debates.status.aborted":   {JA: "中止", EN: "stopped"},
 
 	"search.placeholder": {JA: "検索…", EN: "Search…"},
 	"search.kind":        {JA: "種類", EN: "Kind"},

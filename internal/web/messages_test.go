@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/i18n"
 )
 
@@ -36,7 +37,11 @@ func TestMessages(t *testing.T) {
 			}
 		}
 		for _, m := range dynamic.FindAllStringSubmatch(string(b), -1) {
-			for _, v := range usageViews {
+			values := usageViews
+			if m[1] == "debates.status." {
+				values = []string{string(debate.Active), string(debate.Concluded), string(debate.Timeout), string(debate.Aborted)}
+			}
+			for _, v := range values {
 				if _, ok := messages[m[1]+v]; !ok {
 					t.Errorf("%s uses message %q, which does not exist", n, m[1]+v)
 				}

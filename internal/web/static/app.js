@@ -30,6 +30,10 @@ document.addEventListener("DOMContentLoaded", () => {
     if (box) { e.preventDefault(); box.focus(); }
   });
 
+  // A page that is still changing (a running debate) reloads itself.
+  const refresh = document.querySelector("[data-refresh]");
+  if (refresh) setTimeout(() => location.reload(), Number(refresh.dataset.refresh) * 1000);
+
   // Times are shown in the server's zone; the tooltip gives the browser's.
   for (const t of document.querySelectorAll("time[datetime]")) {
     const d = new Date(t.getAttribute("datetime"));
