@@ -181,6 +181,7 @@ var (
 	msgDebateStoppedNone  = i18n.Msg{JA: "ディベート %s を中止しました。どちらの側にも伝えていません。", EN: "Stopped debate %s; no side was told."}
 	msgDebateAnd          = i18n.Msg{JA: "と", EN: " and the "}
 	msgDebateNotTold      = i18n.Msg{JA: "  伝えていません: %s", EN: "  not told: %s"}
+	msgDebateAlreadyHere  = i18n.Msg{JA: "ディベート %[1]s がこのペイン %[2]s をモデレーターにして進行中です。終えてから始めるか（baton debate stop %[1]s）、別のペインか tmux の外から始めてください", EN: "debate %[1]s is running with this pane, %[2]s, as its moderator: end it first (baton debate stop %[1]s), or start from another pane or from outside tmux"}
 	msgDebateBadSide      = i18n.Msg{JA: "pro、con、moderator のどれかを指定してください（指定: %q）", EN: "name pro, con or moderator (got %q)"}
 	msgDebateNotResumable = i18n.Msg{JA: "ディベート %s は続けられません（status: %s、transport: %s）。tmux で進行中のディベートだけです", EN: "debate %s cannot go on (status %s, transport %s): only an active tmux debate can"}
 	msgDebateStillRuns    = i18n.Msg{JA: "pane %s（%s）はまだ動いています", EN: "pane %s (%s) still runs"}
@@ -352,6 +353,17 @@ func (e *debateEnv) start(ctx context.Context, opts *DebateOptions) error {
 			current = e.f.Getenv("TMUX_PANE")
 		}
 		if current != "" {
+			// One debate at a time per moderator: each start splits
+			// this window again.
+			active, err := e.dir.Active()
+			if err != nil {
+				return err
+			}
+			for _, a := range active {
+				if a.Session.PaneModerator == current && a.Session.Transport == debate.TransportTmux {
+					return errors.New(msgDebateAlreadyHere.Format(e.lang, a.ID, current))
+				}
+			}
 			// The moderator is the agent in this pane: without one, the
 			// summary request at the end would have nobody to go to.
 			reg, err := panes.Read(panes.Path(e.home))

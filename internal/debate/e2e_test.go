@@ -2,6 +2,7 @@ package debate_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -168,6 +169,23 @@ func newWorld(t testing.TB, config string, extraEnv ...string) *world {
 	}
 	t.Cleanup(func() {
 		w.tmux.KillServer(context.Background())
+		// The agents' last commands (a reply, a hook) may still run
+		// after their panes closed, writing into the folders about to be
+		// removed.
+		mark := []byte("FAKE_AGENT_LOG=" + logs + "\x00")
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			envs, _ := filepath.Glob("/proc/[0-9]*/environ")
+			left := false
+			for _, e := range envs {
+				if b, err := os.ReadFile(e); err == nil && bytes.Contains(b, mark) {
+					left = true
+					break
+				}
+			}
+			if !left {
+				break
+			}
+		}
 		for _, dir := range []string{home, work, dialogue} {
 			if _, err := os.Stat(filepath.Join(dir, "PWNED")); err == nil {
 				t.Errorf("PWNED exists in %s: a path reached a shell", dir)
@@ -336,6 +354,10 @@ func TestTmuxDebateConcluded(t *testing.T) {
 		log := w.paneLog(moderator)
 		return strings.Contains(log, "理由: 合意") && strings.Contains(log, "共通点・相違点"), log
 	})
+	// The moderator's pane is free again: a second debate may start there.
+	if out, err := w.baton(inside, "debate", "status", id, "--json"); err != nil || !strings.Contains(out, `"status": "concluded"`) {
+		t.Errorf("status: %v\n%s", err, out)
+	}
 	if log := w.paneLog(s.PanePro); strings.Count(log, "## Round 3") != 0 {
 		t.Errorf("pro was asked for round 3 after concluding:\n%s", log)
 	}
@@ -622,4 +644,80 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestTmuxTwoDebatesAtOnce: two debates run side by side, each in its own
+// tmux session, and both play to their end; while both are active, reply
+// without an id refuses and lists them, and a second start from a pane
+// that moderates a running debate is refused before splitting its window.
+func TestTmuxTwoDebatesAtOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "  tmux_socket: $SOCK\n", "FAKE_AGENT_PASSIVE=1")
+	first := w.startDebate(nil, "--topic", "one", "--agent", "agent", "--rounds", "2", "--lang", "en")
+	second := w.startDebate(nil, "--topic", "two", "--agent", "agent", "--rounds", "2", "--lang", "en")
+	out, err := w.baton(nil, "debate", "reply")
+	if err == nil || !strings.Contains(out, "2 debates are active") || !strings.Contains(out, first) || !strings.Contains(out, second) {
+		t.Errorf("reply without an id with two active: %v\n%s", err, out)
+	}
+	for _, id := range []string{first, second} {
+		r, err := w.dir().Inspect(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 1; n <= 2; n++ {
+			for _, side := range []string{r.Paths.Pro, r.Paths.Con} {
+				f, err := os.OpenFile(side, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(f, "\n## Round %d\nargument\n", n)
+				f.Close()
+			}
+			if out, err := w.baton(nil, "debate", "reply", id); err != nil {
+				t.Fatalf("reply %s round %d: %v\n%s", id, n, err, out)
+			}
+		}
+		if s := w.waitStatus(id, debate.Timeout); s.CurrentRound != 2 {
+			t.Errorf("%s ended at round %d; want 2", id, s.CurrentRound)
+		}
+		w.waitFor("the summary request in "+id+"'s moderator pane", 20*time.Second, func() (bool, string) {
+			log := w.paneLog(r.Session.PaneModerator)
+			return strings.Contains(log, "summarise both sides fairly") && strings.Contains(log, id+"-con.md"), log
+		})
+	}
+
+	// Inside tmux, a pane that moderates a running debate starts no other.
+	moderator, err := w.tmux.NewSession(t.Context(), "main", 200, 50, tmux.Spawn{Dir: w.work, Command: []string{"agent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket, err := w.tmux.Run(t.Context(), "display-message", "-p", "-t", moderator, "#{socket_path}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.waitFor("the moderator's agent to register", 20*time.Second, func() (bool, string) {
+		reg, err := panes.Read(panes.Path(w.home))
+		_, ok := reg[moderator]
+		return err == nil && ok, fmt.Sprint(reg, err)
+	})
+	inside := []string{"TMUX=" + socket + ",1,0", "TMUX_PANE=" + moderator}
+	cfg := filepath.Join(w.home, ".config", "baton", "config.yaml")
+	raw, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Inside tmux the current server is used, not the private socket's
+	// name: the same server here, reached through TMUX.
+	if err := os.WriteFile(cfg, []byte(strings.ReplaceAll(string(raw), "  tmux_socket: "+w.tmux.Socket+"\n", "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	third := w.startDebate(inside, "--topic", "three", "--agent", "agent", "--lang", "en")
+	before, _ := w.tmux.ListPanes(t.Context())
+	out, err = w.baton(inside, "debate", "start", "--topic", "four", "--agent", "agent", "--lang", "en")
+	if err == nil || !strings.Contains(out, "debate "+third+" is running with this pane, "+moderator) {
+		t.Errorf("second start from the same moderator: %v\n%s", err, out)
+	}
+	if after, _ := w.tmux.ListPanes(t.Context()); len(after) != len(before) {
+		t.Errorf("panes %d -> %d; want the window not split again", len(before), len(after))
+	}
 }
