@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
@@ -137,33 +135,15 @@ func (m *Maker) MakeRecent(ctx context.Context, o RecentOptions) (r Recent, ok b
 
 // chatOnly reports whether entries hold only talk: no tool call, and every
 // prompt a greeting, an acknowledgement, a question or a slash command
-// (see talk).
+// (wtstate.IsTalk).
 func chatOnly(entries []Entry) bool {
 	for i := range entries {
 		e := &entries[i]
-		if journal.ToolCall(e.Event, e.Tool) || e.Prompt != "" && !talk(e.Prompt) {
+		if journal.ToolCall(e.Event, e.Tool) || e.Prompt != "" && !wtstate.IsTalk(e.Prompt) {
 			return false
 		}
 	}
 	return true
-}
-
-// talk reports whether a prompt is talk rather than a request: a slash
-// command, a question that asks for no work ("where are we?", 「今どこまで？」),
-// or a few words that are no request for work ("hello", "thanks", "go on",
-// 「了解」).
-func talk(prompt string) bool {
-	p := strings.TrimSpace(prompt)
-	if _, explicit := wtstate.NewTask(p); explicit || wtstate.IsWork(p) {
-		return false
-	}
-	if strings.HasPrefix(p, "/") || strings.HasSuffix(p, "?") || strings.HasSuffix(p, "？") {
-		return true
-	}
-	if strings.ContainsFunc(p, func(r rune) bool { return r >= 0x3040 }) {
-		return utf8.RuneCountInString(p) < 12
-	}
-	return len(strings.Fields(p)) < 4
 }
 
 // FindApprovals records the approval candidates among a session's newest

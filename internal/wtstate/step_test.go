@@ -156,3 +156,22 @@ func TestNextStepStaysOpen(t *testing.T) {
 		})
 	}
 }
+
+func TestIsTalk(t *testing.T) {
+	for _, tt := range []struct {
+		prompt string
+		want   bool
+	}{
+		{"hello", true}, {"thanks!", true}, {"go on", true}, {"where are we?", true}, {"/compact", true},
+		{"今どこまで？", true}, {"了解です", true},
+		{"Tidy up the build scripts", false},
+		{"Add a /health endpoint that returns the build version", false},
+		{"can you set up CI for the repository?", false},
+		{"ログイン画面の500エラーを調べて直して", false},
+		{"new task: write the release notes", false},
+	} {
+		if got := IsTalk(tt.prompt); got != tt.want {
+			t.Errorf("IsTalk(%q) = %v; want %v", tt.prompt, got, tt.want)
+		}
+	}
+}

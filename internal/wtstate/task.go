@@ -183,6 +183,25 @@ func japaneseWork(p string) bool {
 var requestEnds = []string{"て", "で", "ください", "下さい", "ほしい", "欲しい", "ほしいです", "たい", "たいです",
 	"こと", "ように", "お願いします", "おねがいします", "てくれる", "てもらえる", "てもらえますか", "ていただけますか"}
 
+// IsTalk reports whether a prompt is talk rather than a request: a slash
+// command, a question that asks for no work ("where are we?", 「今どこまで？」),
+// or a few words that are no request for work ("hello", "thanks", "go on",
+// 「了解」). It is looser than IsWork's opposite: "Tidy up the build
+// scripts" is neither talk nor, for the task rule, plain new work.
+func IsTalk(prompt string) bool {
+	p := strings.TrimSpace(prompt)
+	if _, explicit := NewTask(p); explicit || IsWork(p) {
+		return false
+	}
+	if strings.HasPrefix(p, "/") || strings.HasSuffix(p, "?") || strings.HasSuffix(p, "？") {
+		return true
+	}
+	if strings.ContainsFunc(p, isJapanese) {
+		return utf8.RuneCountInString(p) < 12
+	}
+	return len(strings.Fields(p)) < 4
+}
+
 // isJapanese reports whether r is kana or a CJK ideograph.
 func isJapanese(r rune) bool {
 	return unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han)
