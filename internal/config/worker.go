@@ -2,8 +2,12 @@ package config
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
+
+// appSlug is a GitHub App's slug, as in github.com/apps/<slug>.
+var appSlug = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
 // Worker configures `baton worker`: which repositories it watches, how it
 // runs the agent on their labelled issues, and with what budget.
@@ -12,6 +16,24 @@ type Worker struct {
 	Execution    WorkerExecution  `yaml:"execution"`
 	Agent        WorkerAgentSetup `yaml:"agent"`
 	Queue        WorkerQueue      `yaml:"queue"`
+	GitHub       WorkerGitHub     `yaml:"github"`
+}
+
+// WorkerGitHub says who the worker is on GitHub.
+type WorkerGitHub struct {
+	// AppSlug is the slug of the GitHub App whose installation token the
+	// worker uses: the worker is then the app's bot, <slug>[bot]. Such a
+	// token cannot ask GitHub for its user; empty means the token is a
+	// user's and GitHub is asked.
+	AppSlug string `yaml:"app_slug"`
+}
+
+// BotLogin returns the login of the app's bot, "" without an app slug.
+func (g WorkerGitHub) BotLogin() string {
+	if g.AppSlug == "" {
+		return ""
+	}
+	return g.AppSlug + "[bot]"
 }
 
 // WorkerQueue is the job queue the worker hosts share.
@@ -203,6 +225,9 @@ func (w *Worker) validate() error {
 	}
 	if u := w.Queue.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 		return fmt.Errorf("config: worker.queue.url must be a postgres:// URL, or empty for the local SQLite queue")
+	}
+	if s := w.GitHub.AppSlug; s != "" && !appSlug.MatchString(s) {
+		return fmt.Errorf("config: worker.github.app_slug is %q; it must be the app's slug as in its URL (lower-case letters, digits and hyphens, without \"[bot]\")", s)
 	}
 	if w.Agent.Command != "" && strings.TrimSpace(w.Agent.Command) == "" {
 		return fmt.Errorf("config: worker.agent.command must not be blank")

@@ -46,6 +46,8 @@ worker:
   agent:
     args: [--allowedTools, Bash]
     env: {CLAUDE_CODE_MAX_RETRIES: "3"}
+  github:
+    app_slug: baton-app
 `
 	c, err := Load(write(t, t.TempDir(), "config.yaml", body))
 	if err != nil {
@@ -53,8 +55,8 @@ worker:
 	}
 	r := c.Worker.Repositories[0]
 	x := c.Worker.Execution
-	got := []any{r.Branch(), r.LabelSet(), x.MaxParallelRuns(), x.IssuesPerRepo(), x.Timeout(), x.Interval(), x.MinResume(), x.Fallback(), x.KeepFailedWorktrees, c.WorkerAgentCommand(), strings.Join(c.Worker.Agent.Args, " "), c.Worker.Agent.Env["CLAUDE_CODE_MAX_RETRIES"]}
-	want := []any{"trunk", WorkerLabels{"go", "going", "gone", "stuck"}, 10, 20, 240, 1, 1, false, true, "top-claude", "--allowedTools Bash", "3"}
+	got := []any{r.Branch(), r.LabelSet(), x.MaxParallelRuns(), x.IssuesPerRepo(), x.Timeout(), x.Interval(), x.MinResume(), x.Fallback(), x.KeepFailedWorktrees, c.WorkerAgentCommand(), strings.Join(c.Worker.Agent.Args, " "), c.Worker.Agent.Env["CLAUDE_CODE_MAX_RETRIES"], c.Worker.GitHub.BotLogin()}
+	want := []any{"trunk", WorkerLabels{"go", "going", "gone", "stuck"}, 10, 20, 240, 1, 1, false, true, "top-claude", "--allowedTools Bash", "3", "baton-app[bot]"}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("setting %d = %v; want %v", i, got[i], want[i])
@@ -82,6 +84,7 @@ func TestWorkerRejected(t *testing.T) {
 		{"three priorities", "worker:\n  repositories:\n    - repo: a/b\n      path: /x\n      priority_labels: [a, b, c]\n", []string{"priority_labels", "at most 2"}},
 		{"same labels", "worker:\n  repositories:\n    - repo: a/b\n      path: /x\n      labels: {done: ai/impl}\n", []string{"labels.trigger", "labels.done", "must differ"}},
 		{"bad env", "worker:\n  agent:\n    env: {\"A B\": x}\n", []string{"worker.agent.env"}},
+		{"app slug with bot", "worker:\n  github:\n    app_slug: baton-app[bot]\n", []string{"worker.github.app_slug", "without"}},
 		{"bad branch", "worker:\n  repositories:\n    - repo: a/b\n      path: /x\n      default_branch: --force\n", []string{"default_branch"}},
 	}
 	for _, tt := range tests {

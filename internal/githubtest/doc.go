@@ -36,7 +36,7 @@
 //	GET    /repos/{owner}/{repo}/pulls                     list (state, head "owner:branch", base, per_page, page)
 //	POST   /repos/{owner}/{repo}/pulls                     create (422 when one is already open for the head)
 //	POST   /graphql                                        closedByPullRequestsReferences of an issue
-//	GET    /user                                           the token's user, srv.Login
+//	GET    /user                                           the token's user, srv.Login (403 for a "…[bot]" Login)
 //
 // Issues and pull requests share one sequence of numbers, and the issue list
 // includes pull requests (with a "pull_request" key), as on GitHub. Lists are

@@ -893,6 +893,12 @@ func (s *Server) createPull(w http.ResponseWriter, r *http.Request, _ map[string
 }
 
 func (s *Server) user(w http.ResponseWriter, r *http.Request, _ map[string]string) {
+	if strings.HasSuffix(s.Login, "[bot]") {
+		// A bot's token is a GitHub App installation token, which the
+		// real API refuses here.
+		writeError(w, http.StatusForbidden, "Resource not accessible by integration", s.doc(RouteUser))
+		return
+	}
 	writeJSON(w, http.StatusOK, userOf(r, s.Login))
 }
 

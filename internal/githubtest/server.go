@@ -112,7 +112,10 @@ type Server struct {
 	GraphQLURL string
 	// Token is the token requests must carry.
 	Token string
-	// Owner and Repo name the repository; Login is the token's user.
+	// Owner and Repo name the repository; Login is the token's user. A
+	// Login ending in "[bot]" makes the token a GitHub App installation
+	// token of that bot: GET /user then answers 403 "Resource not
+	// accessible by integration", as the real API does.
 	Owner, Repo, Login string
 
 	ts     *httptest.Server

@@ -440,3 +440,18 @@ func TestCloseReleasesSlowRequests(t *testing.T) {
 		t.Fatal("request held by a slow fault outlived Close")
 	}
 }
+
+// TestUserOfInstallationToken: GET /user answers the token's user, and a
+// bot's (a GitHub App installation token) is refused as the real API does.
+func TestUserOfInstallationToken(t *testing.T) {
+	srv := New(t)
+	status, _, body := call(t, srv, "GET", "/user", "")
+	if u := decodeJSON[userJSON](t, body); status != 200 || u.Login != DefaultLogin {
+		t.Errorf("user: %d %s; want 200 %s", status, body, DefaultLogin)
+	}
+	srv.Login = "baton-app[bot]"
+	status, _, body = call(t, srv, "GET", "/user", "")
+	if e := decodeJSON[errorJSON](t, body); status != 403 || e.Message != "Resource not accessible by integration" {
+		t.Errorf("user of an installation token: %d %s; want 403 Resource not accessible by integration", status, body)
+	}
+}

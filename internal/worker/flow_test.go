@@ -973,3 +973,48 @@ func TestCycleQueueFailureIsReported(t *testing.T) {
 		t.Errorf("cycle errors %q; want the failure %q among them", res.Errors, err)
 	}
 }
+
+// TestFlowAppInstallationToken runs with a GitHub App installation token,
+// which cannot ask GitHub for its user: with worker.github.app_slug the
+// worker is the app's bot, claims the issue and counts the agent's pull
+// request (opened with that token) as its own; without it, the claim says
+// which setting is missing and the issue is not taken.
+func TestFlowAppInstallationToken(t *testing.T) {
+	t.Parallel()
+	t.Run("app slug", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.gh.Login = "baton-app[bot]"
+		n := h.addIssue("Add export", "body")
+		opts := h.options(t, "log,pr,result=opened", "log")
+		opts.Config.Worker.GitHub.AppSlug = "baton-app"
+		rec := onlyRun(t, cycle(t, newWorker(t, opts)))
+		if rec.State != StateDone || rec.PullRequest == nil || rec.PullRequest.Fallback {
+			t.Fatalf("run = %s %s %v, pr %+v; want done with the agent's pull request", rec.State, rec.Category, rec.Errors, rec.PullRequest)
+		}
+		h.wantLabels(t, n, doneLabels, activeLabels)
+		got := h.workerComments(n)
+		if len(got) != 1 || got[0].Author != "baton-app[bot]" || !strings.Contains(got[0].Body, rec.PullRequest.URL) {
+			t.Errorf("worker comments = %+v; want the bot's success comment alone (its claim deleted)", got)
+		}
+	})
+	t.Run("no app slug", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.gh.Login = "baton-app[bot]"
+		n := h.addIssue("Add export", "body")
+		w := newWorker(t, h.options(t, "log,pr,result=opened", "log"))
+		res, err := w.Cycle(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Runs) != 0 || len(h.gh.PullRequests()) != 0 {
+			t.Errorf("runs = %v, pull requests %v; want none: the claim cannot know the worker's identity", res.Runs, h.gh.PullRequests())
+		}
+		recs, _ := w.Store().List()
+		if len(recs) != 1 || !strings.Contains(strings.Join(recs[0].Errors, "\n"), "worker.github.app_slug") {
+			t.Errorf("records = %+v; want one whose error names worker.github.app_slug", recs)
+		}
+		h.wantLabels(t, n, []string{config.DefaultWorkerTrigger}, []string{config.DefaultWorkerInProgress})
+	})
+}

@@ -131,8 +131,14 @@ func (w *Worker) runIssue(ctx context.Context, client *github.Client, repo confi
 	return r.rec, ""
 }
 
-// login returns the GitHub login of a repository's client, asked once.
+// login returns the worker's GitHub identity on a repository: the app's
+// bot when worker.github.app_slug names one (an installation token cannot
+// ask for its user), else the token's user, asked once. Claims and the
+// run's own pull request are recognised by it.
 func (w *Worker) login(ctx context.Context, client *github.Client) (string, error) {
+	if bot := w.opts.Config.Worker.GitHub.BotLogin(); bot != "" {
+		return bot, nil
+	}
 	owner, name := client.Repo()
 	key := strings.ToLower(owner + "/" + name)
 	if v, ok := w.logins.Load(key); ok {
@@ -144,6 +150,9 @@ func (w *Worker) login(ctx context.Context, client *github.Client) (string, erro
 		return err
 	})
 	if err != nil {
+		if strings.Contains(err.Error(), "Resource not accessible by integration") {
+			return "", errors.New(msgAppToken.Format(w.opts.Lang, tracker.Summary(err)))
+		}
 		return "", err
 	}
 	w.logins.Store(key, login)
@@ -169,7 +178,7 @@ func (w *Worker) ownClaims(ctx context.Context, client *github.Client, n int) ([
 	}
 	var out []ownClaim
 	for _, cm := range comments {
-		if _, until, ok := parseClaim(cm.Body); ok && strings.EqualFold(cm.Author, login) {
+		if _, until, ok := parseClaim(cm.Body); ok && github.SameLogin(cm.Author, login) {
 			out = append(out, ownClaim{id: cm.ID, until: until})
 		}
 	}
@@ -244,7 +253,7 @@ func (r *run) claim(ctx context.Context) bool {
 	winner := c.ID
 	now := r.w.opts.Now()
 	for _, cm := range comments {
-		if !strings.EqualFold(cm.Author, login) {
+		if !github.SameLogin(cm.Author, login) {
 			continue
 		}
 		if _, until, ok := parseClaim(cm.Body); ok && cm.ID < winner && (until.IsZero() || until.After(now)) {
@@ -857,4 +866,10 @@ func (r *run) finish(ctx context.Context, out outcome) {
 	r.save()
 	r.settle(ctx)
 	r.save()
+}
+
+// msgAppToken explains a token that cannot ask GitHub for its user.
+var msgAppToken = i18n.Msg{
+	JA: "GitHub のトークンがユーザーを返しません（GitHub App のインストールトークン）: %s\nworker.github.app_slug にアプリのスラッグを設定してください。ワーカーはそのボット（<スラッグ>[bot]）として動きます。",
+	EN: "the GitHub token cannot tell its user (a GitHub App installation token): %s\nSet worker.github.app_slug to the app's slug; the worker then acts as its bot (<slug>[bot]).",
 }
