@@ -70,3 +70,29 @@ func TestLoanwords(t *testing.T) {
 		t.Errorf("LoanwordKey(%q) = %q; want %q", "pgbouncer", got, want)
 	}
 }
+
+// TestIsSpace checks the shortcut of isSpace: it is unicode.IsSpace for
+// every rune, since no space is above U+3000.
+func TestIsSpace(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if got, want := isSpace(r), unicode.IsSpace(r); got != want {
+			t.Fatalf("isSpace(%U) = %v; want %v", r, got, want)
+		}
+	}
+}
+
+// TestFields checks that fields splits as strings.Fields does.
+func TestFields(t *testing.T) {
+	for _, s := range []string{
+		"", " ", "cache キャッシュ\n", "  server\tサーバー　サーバ \n", "a\u00a0b\u2003c\u3000d", "\xffx \xfe", "# comment line\n", "one",
+	} {
+		if got, want := fields(s), strings.Fields(s); !slices.Equal(got, want) {
+			t.Errorf("fields(%q) = %q; want %q", s, got, want)
+		}
+	}
+	for line := range strings.Lines(loanwordText) {
+		if got, want := fields(line), strings.Fields(line); !slices.Equal(got, want) {
+			t.Errorf("fields(%q) = %q; want %q", line, got, want)
+		}
+	}
+}
