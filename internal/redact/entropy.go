@@ -22,7 +22,8 @@ import (
 //     "sha1-", "sha256-", "sha384-" or "sha512-", and not an id of a model
 //     API or of Stripe (toolu_01…, msg_01…, chatcmpl-…, evt_…; see publicID).
 //
-// When a run with '/' in it fails, each part between the '/' is tried alone;
+// When a run with '/' in it fails, or is an absolute file path (see
+// filePath), each part between the '/' is tried alone;
 // when it passes, leading and trailing parts of a path made of lower-case
 // letters only or digits only (api/webhooks/1187654321/…) are left out of
 // the replacement.
@@ -66,7 +67,7 @@ func highEntropy(s string, start, end int, spans []span) []span {
 	for padded < len(s) && s[padded] == '=' && padded-end < 2 {
 		padded++
 	}
-	if randomLooking(s[start:end]) {
+	if !filePath(s[start:end]) && randomLooking(s[start:end]) {
 		if !checksumBefore(s, start) && !checksumPrefix(s[start:end]) && !publicID(s[start:end]) && !insideMarker(s, start, end) {
 			a, e := trimPathWords(s[start:end])
 			if e < end-start {
@@ -93,6 +94,27 @@ func highEntropy(s string, start, end int, spans []span) []span {
 		p = q + 1
 	}
 	return spans
+}
+
+// filePath reports whether a run is an absolute file path: it starts with
+// '/' and a folder named by letters only (/tmp, /home, /Users), and has no
+// '+', which base64 has and paths seldom do. Its parts are judged one by
+// one, so that a folder with a random suffix (/tmp/TestX123456789/…) does
+// not make the whole path a secret, while a long random part still is one.
+func filePath(v string) bool {
+	if len(v) < 2 || v[0] != '/' || strings.IndexByte(v, '+') >= 0 {
+		return false
+	}
+	first, _, _ := strings.Cut(v[1:], "/")
+	if first == "" {
+		return false
+	}
+	for i := 0; i < len(first); i++ {
+		if byteClass[first[i]]&(classLower|classUpper) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // randomLooking applies the class, word and entropy conditions to a run.

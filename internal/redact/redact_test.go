@@ -134,6 +134,13 @@ func TestRedact(t *testing.T) {
 		{"random base64 with padding", "blob: dGhpcyBpcyBhIHRlc3Qgb2YgYmFzZTY0IGVuY29kaW5nIDEyMw== end", "blob: [REDACTED:high-entropy] end"},
 		{"random last part of a URL path", "https://discord.com/api/webhooks/1187654321098765432/bLNNu3PwUOCuQaEc6c0su3M2eQIYYU1fmaMwUAn3F/edit", "https://discord.com/api/webhooks/1187654321098765432/[REDACTED:high-entropy]/edit"},
 		{"random base64 with slashes", "k wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "k [REDACTED:high-entropy]"},
+		{"path with a random temporary folder", "Read /tmp/TestX123456789/abcDEF123ghiJKL456/deb-pro.md now", "Read /tmp/TestX123456789/abcDEF123ghiJKL456/deb-pro.md now"},
+		{"path with a random folder under home", "/home/u/TestRun9876543210/x7Yq2Lm9Pz/cc-debate-20260310-100000-ab12-pro.md", "/home/u/TestRun9876543210/x7Yq2Lm9Pz/cc-debate-20260310-100000-ab12-pro.md"},
+		{"long random part of a file path", "/home/u/.cache/a8F3kL9mQ2rT5vW7yZ1bC4dE6gH0jK/x.md", "/home/u/.cache/[REDACTED:high-entropy]/x.md"},
+		{"token as a part of a path", "see /api/" + f.ghp + "/x now", "see /api/" + red(kindGitHub) + "/x now"},
+		{"random value as a part of a path", "/srv/keys/qT7vX9pL2mN8rK4sW6yB1cF3hJ5dG0aZ9eR", "/srv/keys/[REDACTED:high-entropy]"},
+		{"base64 secret after =", "X=dGhpcyBpcyBhIHRlc3Qgb2YgYmFzZTY0IGVuY29kaW5nIDEyMw==", "X=[REDACTED:high-entropy]"},
+		{"base64 secret starting with a slash", "blob /tmp+K7MDENG/bPxRfiCYEXAMPLEKEYwJalrXUtnFEMI", "blob [REDACTED:high-entropy]"},
 
 		// Authorization and bearer.
 		{"authorization bearer", "Authorization: Bearer " + f.bearerB64, "Authorization: Bearer " + red(kindBearer)},
