@@ -1,11 +1,13 @@
 package debate
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/tmux"
 )
 
 // An Error is a problem a person has to act on, worded in both languages.
@@ -141,6 +143,37 @@ var (
 	_ Localized = (*PaneGoneError)(nil)
 	_ Localized = (*DeliveryError)(nil)
 )
+
+// openError says why tmux did not open role's pane by splitting pane (or,
+// with pane empty, in a new session), in words a person can act on; tmux's
+// own text is kept only when it is none of the cases known here.
+func openError(err error, role Role, pane string) error {
+	switch {
+	case tmux.IsNoSpace(err):
+		return newError(msgTmuxNoSpace, nil, role, pane)
+	case tmux.IsNoPane(err):
+		return newError(msgTmuxNoTarget, nil, role, pane)
+	case tmux.IsNoServer(err):
+		return newError(msgTmuxNoServer, nil)
+	}
+	var te *tmux.Error
+	if errors.As(err, &te) {
+		return newError(msgTmuxOpen, err, role)
+	}
+	return wrapf(err, "open %s pane", role)
+}
+
+// sendError says why a message to role's pane did not reach it: a pane tmux
+// no longer has is gone; tmux's own text is kept for anything else.
+func sendError(err error, role Role, pane string) error {
+	switch {
+	case tmux.IsNoPane(err):
+		return &PaneGoneError{Role: role, Pane: pane}
+	case tmux.IsNoServer(err):
+		return newError(msgTmuxNoServer, nil)
+	}
+	return newError(msgTmuxSend, err, role, pane)
+}
 
 // wrapf wraps err with a short lowercase phrase.
 func wrapf(err error, format string, args ...any) error {

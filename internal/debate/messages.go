@@ -111,12 +111,23 @@ var msgGoneHint = i18n.Msg{
 
 // Errors a person acts on.
 var (
-	msgBadID             = i18n.Msg{JA: "不正なディベート ID %q です（cc-debate-YYYYMMDD-HHMMSS-xxxx の形式で指定してください）", EN: "invalid debate id %q (want cc-debate-YYYYMMDD-HHMMSS-xxxx)"}
-	msgNoSession         = i18n.Msg{JA: "ディベートセッション %s が見つかりません（%s）", EN: "no debate session %s (%s)"}
-	msgManyActive        = i18n.Msg{JA: "進行中のディベートが %d 件あります。id を指定してください:%s", EN: "%d debates are active; name one by its id:%s"}
-	msgNoActive          = i18n.Msg{JA: "アクティブなディベートセッションが見つかりません（%s）", EN: "no active debate session found in %s"}
-	msgMissingSide       = i18n.Msg{JA: "%sのファイル %s がありません", EN: "the %s's file %s is missing"}
-	msgMalformed         = i18n.Msg{JA: "%s のフロントマターが壊れています: %s", EN: "malformed frontmatter in %s: %s"}
+	msgBadID       = i18n.Msg{JA: "不正なディベート ID %q です（cc-debate-YYYYMMDD-HHMMSS-xxxx の形式で指定してください）", EN: "invalid debate id %q (want cc-debate-YYYYMMDD-HHMMSS-xxxx)"}
+	msgNoSession   = i18n.Msg{JA: "ディベートセッション %s が見つかりません（%s）", EN: "no debate session %s (%s)"}
+	msgManyActive  = i18n.Msg{JA: "進行中のディベートが %d 件あります。id を指定してください:%s", EN: "%d debates are active; name one by its id:%s"}
+	msgNoActive    = i18n.Msg{JA: "アクティブなディベートセッションが見つかりません（%s）", EN: "no active debate session found in %s"}
+	msgMissingSide = i18n.Msg{JA: "%sのファイル %s がありません", EN: "the %s's file %s is missing"}
+	msgMalformed   = i18n.Msg{JA: "%s のフロントマターが壊れています: %s", EN: "malformed frontmatter in %s: %s"}
+	msgTmuxNoSpace = i18n.Msg{
+		JA: "tmux のウィンドウに%sのペインを開く余地がありません（pane %s の隣）。ペインをいくつか閉じるかウィンドウを広げるか、tmux の外で baton debate start を実行してください（baton が専用のセッションを開きます）",
+		EN: "tmux has no room in the window for the %s's pane (next to pane %s): close some panes or make the window larger, or run baton debate start outside tmux, where baton opens a session of its own",
+	}
+	msgTmuxNoTarget = i18n.Msg{JA: "%sのペインを開けませんでした: 隣に開くはずの pane %s はもう存在しません", EN: "could not open the %s's pane: pane %s, next to which it was to open, is gone"}
+	msgTmuxNoServer = i18n.Msg{
+		JA: "tmux サーバーが動いていません。tmux を起動するか、設定の debate.tmux_socket が正しいか確認してください",
+		EN: "no tmux server is running: start tmux, or check debate.tmux_socket in the configuration",
+	}
+	msgTmuxOpen          = i18n.Msg{JA: "tmux が%sのペインを開けませんでした", EN: "tmux could not open the %s's pane"}
+	msgTmuxSend          = i18n.Msg{JA: "tmux が%s（pane %s）への入力を受け付けませんでした", EN: "tmux did not take the input for the %s (pane %s)"}
 	msgPaneGone          = i18n.Msg{JA: "pane %s（%s）はもう存在しません。セッションは変更していません", EN: "pane %s (%s) is gone; the session was left as it was"}
 	msgPaneUnregistered  = i18n.Msg{JA: "pane %s（%s）に Claude Code セッションが見つかりません（ペイン登録簿にありません）。セッションは変更していません", EN: "pane %s (%s) has no agent session in the pane registry; the session was left as it was"}
 	msgRegisterTimeout   = i18n.Msg{JA: "%s 待ちましたが、pane %s（%s）のエージェントがペイン登録簿に現れませんでした。エージェントのコマンドが起動するか、baton のフックが入っているか（baton init）を確認してください。ペインは確認のため残してあります", EN: "waited %s, but the agent in pane %s (%s) did not appear in the pane registry: check that the agent command starts and that baton's hooks are installed (baton init); the panes were left open to look at"}

@@ -33,14 +33,14 @@ func OpenPanes(ctx context.Context, c tmux.Client, id, current, dir string, agen
 	} else {
 		p.Session = SessionName(id)
 		if p.Moderator, err = c.NewSession(ctx, p.Session, 240, 60, spawn(Moderator)); err != nil {
-			return p, wrapf(err, "create tmux session")
+			return p, openError(err, Moderator, "")
 		}
 	}
 	if p.Pro, err = c.SplitWindow(ctx, p.Moderator, true, spawn(Pro)); err != nil {
-		return p, wrapf(err, "open pro pane")
+		return p, openError(err, Pro, p.Moderator)
 	}
 	if p.Con, err = c.SplitWindow(ctx, p.Pro, false, spawn(Con)); err != nil {
-		return p, wrapf(err, "open con pane")
+		return p, openError(err, Con, p.Pro)
 	}
 	return p, nil
 }
@@ -63,7 +63,7 @@ func OpenPane(ctx context.Context, c tmux.Client, id string, role Role, next, di
 		pane, err = c.SplitWindow(ctx, next, false, spawnFor(id, role, dir, agent))
 	}
 	if err != nil {
-		return "", wrapf(err, "open %s pane", role)
+		return "", openError(err, role, next)
 	}
 	return pane, nil
 }

@@ -110,7 +110,7 @@ func (t *Tmux) send(ctx context.Context, m Message) error {
 	text := redact.Redact(m.Text)
 	if t.Screen == nil {
 		if err := t.Client.SendText(ctx, m.Pane, text, t.EnterDelay); err != nil {
-			return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
+			return sendError(err, m.Role, m.Pane)
 		}
 		return nil
 	}
@@ -122,7 +122,7 @@ func (t *Tmux) send(ctx context.Context, m Message) error {
 	// rather than kept waiting on baton.
 	before, err := t.watch(ctx, m.Pane, wait, func(v view) bool { return v.State != claudecode.Starting })
 	if err != nil {
-		return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
+		return sendError(err, m.Role, m.Pane)
 	}
 	switch before.State {
 	case claudecode.Dialog:
@@ -131,7 +131,7 @@ func (t *Tmux) send(ctx context.Context, m Message) error {
 		return &DeliveryError{Problem: NotReady, Role: m.Role, Pane: m.Pane, Round: m.Round}
 	}
 	if err := t.Client.SendText(ctx, m.Pane, text, t.EnterDelay); err != nil {
-		return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
+		return sendError(err, m.Role, m.Pane)
 	}
 	// The head of the text is looked for, and in the box its tail too: a
 	// text longer than the box scrolls there, its head out of sight
@@ -158,7 +158,7 @@ func (t *Tmux) send(ctx context.Context, m Message) error {
 	for {
 		sc, err := t.watch(ctx, m.Pane, min(enterAgain, time.Until(deadline)), submitted)
 		if err != nil {
-			return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
+			return sendError(err, m.Role, m.Pane)
 		}
 		if submitted(sc) {
 			return nil
@@ -172,7 +172,7 @@ func (t *Tmux) send(ctx context.Context, m Message) error {
 		// Enter only reaches the input box: the screen shows the text in
 		// it, and a dialog cannot open before the text is submitted.
 		if _, err := t.Client.Run(ctx, "send-keys", "-t", m.Pane, "Enter"); err != nil {
-			return fmt.Errorf("send to %s pane %s: %w", m.Role, m.Pane, err)
+			return sendError(err, m.Role, m.Pane)
 		}
 	}
 }

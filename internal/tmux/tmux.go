@@ -311,10 +311,25 @@ func (c Client) KillServer(ctx context.Context) error {
 
 // IsNoServer reports whether err says no tmux server is running.
 func IsNoServer(err error) bool {
+	return said(err, "no server running", "error connecting to", "No such file or directory")
+}
+
+// IsNoSpace reports whether err says the window has no room for a new pane.
+func IsNoSpace(err error) bool { return said(err, "no space for new pane", "pane too small") }
+
+// IsNoPane reports whether err says the target pane does not exist.
+func IsNoPane(err error) bool { return said(err, "can't find pane") }
+
+// said reports whether err is a tmux Error whose output holds one of texts.
+func said(err error, texts ...string) bool {
 	var te *Error
 	if !errors.As(err, &te) {
 		return false
 	}
-	s := te.Stderr
-	return strings.Contains(s, "no server running") || strings.Contains(s, "error connecting to") || strings.Contains(s, "No such file or directory")
+	for _, t := range texts {
+		if strings.Contains(te.Stderr, t) {
+			return true
+		}
+	}
+	return false
 }
