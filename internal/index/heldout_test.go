@@ -30,15 +30,15 @@ import (
 const heldOutDir = "testdata/heldout"
 
 // Targets of issue #25: the deciding session first for at least 14 of 16
-// queries, and in the top three for at least 90%.
+// queries (87.5%), and in the top three for at least 90%. Below either the
+// test fails.
 const (
 	heldOutFirst = 14.0 / 16
 	heldOutTop3  = 0.90
 )
 
-// heldOutEnforce turns the targets into a failure. The ranking work of issue
-// #25 turns it on (makes the check unconditional) once the targets are met;
-// until then the test reports its figures and passes.
+// heldOutEnforce, set to 1, also logs where each query puts its deciding
+// session (the figures are logged always).
 const heldOutEnforce = "BATON_HELDOUT_ENFORCE"
 
 type heldOutQuery struct {
@@ -193,16 +193,17 @@ func TestHeldOutRanking(t *testing.T) {
 		fmt.Fprintf(&table, "%-4s %-4s %-4s %-8s %-34s %s\n", shown, where, q.lang, textcut.ShortID(q.session), q.text+relaxed, top)
 	}
 	n := len(qs)
-	t.Logf("held-out ranking, %d queries (ja %d, en %d), rank = place of the deciding session among the sessions of the hits:\n%s", n, langs["ja"], langs["en"], table.String())
+	short := float64(first) < heldOutFirst*float64(n) || float64(top3) < heldOutTop3*float64(n)
+	if short || os.Getenv(heldOutEnforce) == "1" {
+		t.Logf("held-out ranking, %d queries (ja %d, en %d), rank = place of the deciding session among the sessions of the hits:\n%s", n, langs["ja"], langs["en"], table.String())
+	}
 	for _, lang := range []string{"en", "ja"} {
 		c := perLang[lang]
 		t.Logf("%s: first %d/%d, top 3 %d/%d", lang, c[0], langs[lang], c[1], langs[lang])
 	}
 	t.Logf("deciding session first: %d/%d (%.1f%%, target ≥ %.1f%%); in the top 3: %d/%d (%.1f%%, target ≥ %.0f%%)",
 		first, n, pct(first, n), heldOutFirst*100, top3, n, pct(top3, n), heldOutTop3*100)
-
-	short := float64(first) < heldOutFirst*float64(n) || float64(top3) < heldOutTop3*float64(n)
-	if short && os.Getenv(heldOutEnforce) == "1" {
+	if short {
 		t.Errorf("held-out ranking below target: first %d/%d, top 3 %d/%d", first, n, top3, n)
 	}
 }

@@ -16,18 +16,31 @@ import (
 // (The index stems English words, so decide also finds decided.)
 
 // relaxedQuery returns the content words of a plain query, as FTS5 terms
-// (a word or a quoted phrase), and false when the
-// query uses FTS5 syntax or has no content word.
+// (a word or a quoted phrase), a loanword's other script after it, and false
+// when the query uses FTS5 syntax or has no content word.
 func relaxedQuery(q string) ([]string, bool) {
+	groups, ok := contentWords(q)
+	var out []string
+	for _, g := range groups {
+		for _, t := range g {
+			if !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out, ok
+}
+
+// contentWords returns the content words of a plain query, each as a group
+// of FTS5 terms that find it (the word, and a loanword as it is written in
+// the other script), and false when the query uses FTS5 syntax or has no
+// content word.
+func contentWords(q string) ([][]string, bool) {
 	if strings.ContainsAny(q, `"()*:^{}`) {
 		return nil, false
 	}
-	var out []string
-	add := func(t string) {
-		if !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
+	var out [][]string
+	seen := map[string]bool{}
 	for _, field := range strings.FieldsFunc(q, func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsPunct(r) && r != '_' && r != '-' || unicode.IsSymbol(r)
 	}) {
@@ -36,26 +49,33 @@ func relaxedQuery(q string) ([]string, bool) {
 			return nil, false
 		}
 		for _, run := range scriptRuns(textnorm.Fold(field)) {
+			var t string
 			if run.spaced {
 				if run.kana || stopWord(jaStopWords, run.text) {
 					continue
 				}
-				add(`"` + segment(run.text) + `"`)
+				t = `"` + segment(run.text) + `"`
 			} else {
 				w := strings.Trim(run.text, "-_")
 				if w == "" || stopWord(enStopWords, w) || len(w) < 2 {
 					continue
 				}
 				if strings.IndexFunc(w, func(r rune) bool { return !bareword(r) }) >= 0 {
-					add(`"` + w + `"`)
+					t = `"` + w + `"`
 				} else {
-					add(w)
+					t = w
 				}
 			}
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			group := []string{t}
 			// A loanword is also looked for in the other script.
 			for _, alt := range textnorm.Loanwords(run.text) {
-				add(ftsWord(alt, false))
+				group = append(group, ftsWord(alt, false))
 			}
+			out = append(out, group)
 		}
 	}
 	return out, len(out) > 0

@@ -347,3 +347,76 @@ func TestRankTiers(t *testing.T) {
 		})
 	}
 }
+
+// A session that settled a topic, its words split between the prompt (the
+// symptom) and the message that settles it (the cause), comes before the
+// sessions where one message holds every word of the query without
+// settling anything. A session whose messages hold every word but settle
+// nothing, or that settles something but lacks a word, is not lifted.
+func TestRankSessionHoldsQueryAcrossMessages(t *testing.T) {
+	c := &rankCorpus{f: newFixture(t), lines: map[string][]string{}, at: t0}
+	topics := []struct {
+		query                  string
+		symptom, cause         string // the deciding session's prompt and settling answer
+		loud                   string // a later prompt holding every word, settling nothing
+		unsettled              [2]string
+		settledShort, lacksOne string // a settling answer holding some words, the session lacking one
+	}{
+		{"upload hang corporate proxy",
+			"Big uploads hang at 99% for everyone in the Osaka office. Find out why.",
+			"Root cause was the corporate proxy: it buffered the whole request body before passing it on, so every upload sat at 99% until the buffer drained. Turned off request buffering for the upload route.",
+			"Upload hang again behind the corporate proxy, same as last week, customers keep writing in.",
+			[2]string{"The upload hang is back for a few users.", "I looked at the corporate proxy dashboards; nothing stands out so far."},
+			"Fixed the proxy timeout in the ingress chart.", "Please check the proxy settings of the ingress."},
+		{"夜間バッチ 遅延",
+			"夜間バッチが朝になっても終わっていない。調べて",
+			"原因は、請求テーブルのロック待ちで処理が遅延していたことでした。締め処理を別トランザクションに分けました。",
+			"夜間バッチの遅延、今朝もまた起きてる。お客さんから問い合わせが来ている",
+			[2]string{"夜間バッチがまた遅い", "ログを見ましたが、遅延の理由はまだ見つかっていません"},
+			"遅延の通知を Slack に送るようにしました。", "通知の設定を見直して"},
+	}
+	for i, tp := range topics {
+		s := func(role string) string { return fmt.Sprintf("%s-%02d", role, i) }
+		c.say(s("decide"), "user", tp.symptom)
+		c.bash(s("decide"), "kubectl logs deploy/api --since=1h | tail -n 3", "ok\nok\nok")
+		c.say(s("decide"), "assistant", tp.cause)
+		c.say(s("loud"), "user", tp.loud)
+		c.say(s("loud"), "assistant", "Looking into it.")
+		c.say(s("unsettled"), "user", tp.unsettled[0])
+		c.say(s("unsettled"), "assistant", tp.unsettled[1])
+		c.say(s("short"), "user", tp.lacksOne)
+		c.say(s("short"), "assistant", tp.settledShort)
+	}
+	for s, lines := range c.lines {
+		if err := os.WriteFile(filepath.Join(c.f.transcripts, s+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix := c.f.open(t)
+	for i, tp := range topics {
+		t.Run(tp.query, func(t *testing.T) {
+			r := search(t, ix, Query{Text: tp.query, Limit: 10})
+			var got []string
+			for _, h := range r.Hits {
+				got = append(got, fmt.Sprintf("%s tier %d: %s", h.Session, h.Tier, h.Marked("«", "»")))
+			}
+			if r.Relaxed || len(r.Hits) == 0 {
+				t.Fatalf("relaxed %v, hits %q; want the prompt holding every word found as it is", r.Relaxed, got)
+			}
+			if want := fmt.Sprintf("decide-%02d", i); r.Hits[0].Session != want {
+				t.Errorf("first hit from %s; want %s, the session that settled it. Hits:\n%s", r.Hits[0].Session, want, strings.Join(got, "\n"))
+			}
+			if sessionRank(r, fmt.Sprintf("loud-%02d", i)) == 0 {
+				t.Errorf("the prompt holding every word is not found:\n%s", strings.Join(got, "\n"))
+			}
+			for _, s := range []string{"unsettled", "short"} {
+				if n := sessionRank(r, fmt.Sprintf("%s-%02d", s, i)); n != 0 {
+					t.Errorf("%s-%02d at %d; want it not found:\n%s", s, i, n, strings.Join(got, "\n"))
+				}
+			}
+			if r.Total != len(r.Hits) {
+				t.Errorf("total %d, %d hits", r.Total, len(r.Hits))
+			}
+		})
+	}
+}

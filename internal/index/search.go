@@ -151,8 +151,12 @@ const (
 // score (a bm25 of table).
 type tier struct{ table, columns, score string }
 
-// tierPrompt is the tier of what a person wrote that settles nothing.
-const tierPrompt = 2
+// tierSaid is the tier of the messages that settle something, tierPrompt
+// that of what a person wrote that settles nothing.
+const (
+	tierSaid   = 1
+	tierPrompt = 2
+)
 
 // tiers are the tiers, strongest first, each one's columns holding the
 // columns of the tiers before it: a document is in the first tier whose
@@ -175,20 +179,21 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := ix.search(ctx, q, match, terms)
+	words, _ := contentWords(q.Text)
+	res, err := ix.search(ctx, q, match, terms, words)
 	if err != nil || res.Total > 0 {
 		return res, err
 	}
-	words, ok := relaxedQuery(q.Text)
+	relaxed, ok := relaxedQuery(q.Text)
 	if !ok {
 		return res, nil
 	}
-	match, terms = orQuery(words)
-	res, err = ix.search(ctx, q, match, terms)
+	match, terms = orQuery(relaxed)
+	res, err = ix.search(ctx, q, match, terms, nil)
 	if err != nil {
 		return nil, err
 	}
-	res.Relaxed, res.Words = true, words
+	res.Relaxed, res.Words = true, relaxed
 	return res, nil
 }
 
@@ -199,7 +204,10 @@ type scored struct {
 	score float64 // bm25: lower is better
 }
 
-func (ix *Index) search(ctx context.Context, q Query, match string, terms []string) (*Results, error) {
+// search finds the documents matching match; a ranked search also ranks
+// the settling messages of the sessions that hold every group of words
+// (content words, see covering) across their messages.
+func (ix *Index) search(ctx context.Context, q Query, match string, terms []string, words [][]string) (*Results, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -217,7 +225,7 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 		}
 		kindFilter = "kind : (" + strings.Join(kinds, " OR ") + ") AND "
 	}
-	f := filter{in: func(columns string) string { return kindFilter + columns + " : (" + match + ")" }}
+	f := filter{kinds: kindFilter, match: match}
 	if !q.Since.IsZero() {
 		f.since = []any{q.Since.UnixMilli()}
 	}
@@ -256,14 +264,25 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 		counted := make(chan error, 1)
 		go func() { counted <- count() }()
 		boosts, err := ix.boosts(ctx, f)
+		var covered []scored
 		if err == nil {
-			page, err = ix.tiered(ctx, f, boosts, offset+limit)
+			covered, err = ix.covering(ctx, f, words)
+		}
+		added := 0
+		if err == nil {
+			page, added, err = ix.tiered(ctx, f, boosts, covered, offset+limit)
 		}
 		if cerr := <-counted; err == nil {
 			err = cerr
 		}
 		if err != nil {
 			return nil, err
+		}
+		// The settling messages ranked for their sessions hold only some
+		// of the words: they count beside the matches, when there are
+		// any (with none, the search is asked again, relaxed).
+		if res.Total > 0 {
+			res.Total += added
 		}
 		page = page[min(offset, len(page)):]
 		page = page[:min(limit, len(page))]
@@ -276,11 +295,16 @@ func (ix *Index) search(ctx context.Context, q Query, match string, terms []stri
 
 // filter is what a search asks of every document besides its words.
 type filter struct {
-	// in puts the query's match in a column filter, with the kinds asked
-	// for.
-	in func(columns string) string
+	// kinds is the match on the kinds asked for ("" for all, else ending
+	// in AND); match the query's.
+	kinds, match string
 	// since holds the oldest time asked for, when one is.
 	since []any
+}
+
+// in puts the query's match in a column filter, with the kinds asked for.
+func (f filter) in(columns string) string {
+	return f.kinds + columns + " : (" + f.match + ")"
 }
 
 // from is the FROM and WHERE of a query of table matching ?, joined with
@@ -313,31 +337,45 @@ func (f filter) args(columns string) []any {
 }
 
 // tiered returns the n best documents matching, best first: tier by tier,
-// each ranked, until n are found or every tier is asked. A tier's
-// columns hold the stronger tiers' columns, so its ranking returns their
-// documents again; they are all known by then (a tier is asked for only
-// when the ones before it held fewer than n) and are skipped.
-func (ix *Index) tiered(ctx context.Context, f filter, boosts []boost, n int) ([]scored, error) {
+// each ranked, until n are found or every tier is asked, the documents
+// covered right after the settling tier's. A tier's columns hold the
+// stronger tiers' columns, so its ranking returns their documents again;
+// they are all known by then (a tier is asked for only when the ones before
+// it held fewer than n) and are skipped. It also returns how many of covered
+// it placed.
+func (ix *Index) tiered(ctx context.Context, f filter, boosts []boost, covered []scored, n int) ([]scored, int, error) {
 	var out []scored
 	seen := make(map[int64]bool)
+	add := func(s scored, tier int) bool {
+		if seen[s.id] {
+			return false
+		}
+		seen[s.id] = true
+		s.tier = tier
+		out = append(out, s)
+		return true
+	}
+	added := 0
 	for i, t := range tiers {
 		if len(out) >= n {
 			break
 		}
 		ranked, err := ix.ranked(ctx, t, f, boosts, n)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		for _, s := range ranked {
-			if seen[s.id] {
-				continue
+			add(s, i)
+		}
+		if i == tierSaid {
+			for _, s := range covered {
+				if add(s, i) {
+					added++
+				}
 			}
-			seen[s.id] = true
-			s.tier = i
-			out = append(out, s)
 		}
 	}
-	return out[:min(n, len(out))], nil
+	return out[:min(n, len(out))], added, nil
 }
 
 // A boost multiplies the scores of the documents of some sessions.
@@ -411,6 +449,93 @@ func (ix *Index) ranked(ctx context.Context, t tier, f filter, boosts []boost, n
 		return cmp.Compare(b.id, a.id)
 	})
 	return best[:min(n, len(best))], nil
+}
+
+// A session that settled a topic rarely says every word of the question in
+// the message that settles it: the prompt names the symptom ("token expired
+// right after login"), the answer the cause ("a fresh token looked stale
+// after login"). So a session whose prompts and answers hold every content
+// word of a plain query between them, one of its messages settling
+// something with some of those words, ranks that message with the settling
+// tier, after the messages that settle something with every word: what a
+// session did with the topic counts, not whether one message repeats the
+// whole query. The step is bounded: one ranking of the settling messages
+// holding any of the words (strong_fts's said column, coverWindow of them,
+// at most coverSessions sessions) and one match per content word over
+// those sessions' documents.
+const (
+	coverWindow   = 50
+	coverSessions = 10
+	// coverWords is the most content words a query is covered for.
+	coverWords = 8
+	// coverColumns are the columns of prompts and answers.
+	coverColumns = "{hi said prompt text aside}"
+)
+
+// covering returns, best first, the best settling message of each session
+// among those of the coverWindow best settling messages holding any of
+// words whose prompts and answers hold every group of words.
+func (ix *Index) covering(ctx context.Context, f filter, words [][]string) ([]scored, error) {
+	if len(words) < 2 || len(words) > coverWords {
+		return nil, nil
+	}
+	var terms []string
+	for _, g := range words {
+		terms = append(terms, g...)
+	}
+	some := f
+	some.match = strings.Join(terms, " OR ")
+	rows, err := ix.db.QueryContext(ctx, "SELECT strong_fts.rowid, d.session, "+strongWeights+" AS score FROM strong_fts CROSS JOIN docs d ON d.id = strong_fts.rowid"+
+		" WHERE strong_fts MATCH ? AND d.session != ''"+f.where()+" ORDER BY score, strong_fts.rowid DESC LIMIT ?", append(some.args("{said}"), coverWindow)...)
+	if err != nil {
+		return nil, searchError(err)
+	}
+	var best []scored
+	var sessions []string // their tokens, in the order of best
+	for rows.Next() {
+		var s scored
+		var session string
+		if err := rows.Scan(&s.id, &session, &s.score); err != nil {
+			rows.Close()
+			return nil, searchError(err)
+		}
+		if t := sessionToken(session); t != "" && !slices.Contains(sessions, t) && len(sessions) < coverSessions {
+			sessions = append(sessions, t)
+			best = append(best, s)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, searchError(err)
+	}
+	if len(sessions) == 0 {
+		return nil, nil
+	}
+	// held counts, for each session, the groups of words its prompts and
+	// answers hold.
+	held := make(map[string]int, len(sessions))
+	in := "sid : (" + strings.Join(sessions, " OR ") + ") AND " + coverColumns + " : "
+	for _, g := range words {
+		rows, err := ix.db.QueryContext(ctx, `SELECT DISTINCT d.session FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE docs_fts MATCH ?`,
+			in+"("+strings.Join(g, " OR ")+")")
+		if err != nil {
+			return nil, searchError(err)
+		}
+		found, err := sessionTokens(rows, len(sessions))
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range found {
+			held[t]++
+		}
+	}
+	var out []scored
+	for i, t := range sessions {
+		if held[t] == len(words) {
+			out = append(out, best[i])
+		}
+	}
+	return out, nil
 }
 
 // window is how many of a tier's best documents are looked at for sessions
