@@ -69,6 +69,10 @@ var (
 		JA: "%[1]s のディベートが終了しました（理由: %[4]s）。メインファイル %[1]s と賛成派ファイル %[2]s と反対派ファイル %[3]s の3つを Read で全文読み、賛成派と反対派の主張を公平にまとめてください。主要な論点、各派の強い主張、共通点・相違点を整理してください。",
 		EN: "The debate in %[1]s has ended (%[4]s). Read all three files in full — the main file %[1]s, the pro side's file %[2]s and the con side's file %[3]s — and summarise both sides fairly: the main points at issue, the strongest arguments of each side, their common ground and their differences.",
 	}
+	msgSummaryFile = i18n.Msg{
+		JA: "まとめは Write でファイル %[1]s にも書いてください（Markdown。ダッシュボードに表示されます）。",
+		EN: "Also write the summary with Write to the file %[1]s (Markdown; the dashboard shows it).",
+	}
 	msgStopNotice = i18n.Msg{
 		JA: "ディベート %[1]s（%[2]s）は中止されました。これ以上ラウンドを書く必要はありません。",
 		EN: "Debate %[1]s (%[2]s) was stopped. Do not write any more rounds.",
@@ -158,9 +162,15 @@ func instruction(s *Session, p Paths, role Role, round int, lang i18n.Lang) stri
 	return body + " " + tail.Format(lang, s.ID)
 }
 
-// summaryRequest asks the moderator to sum the debate up.
+// summaryRequest asks the moderator to sum the debate up. A moderator in a
+// pane also writes the summary to the summary file, where the dashboard
+// finds it; a headless one's answer is saved there by baton.
 func summaryRequest(s *Session, p Paths, lang i18n.Lang) string {
-	return msgSummary.Format(lang, p.Main, p.Pro, p.Con, reason(s.Status, lang))
+	text := msgSummary.Format(lang, p.Main, p.Pro, p.Con, reason(s.Status, lang))
+	if s.Transport == TransportHeadless {
+		return text
+	}
+	return text + " " + msgSummaryFile.Format(lang, p.Summary)
 }
 
 func stopNotice(s *Session, p Paths, lang i18n.Lang) string {

@@ -231,11 +231,16 @@ func TestCreateLoadList(t *testing.T) {
 // TestMessagesComplete formats every instruction in both languages and
 // transports: no fmt error marks, the files named, no topic.
 func TestMessagesComplete(t *testing.T) {
-	p := Paths{Main: "/d/m.md", Pro: "/d/m-pro.md", Con: "/d/m-con.md"}
+	p := Paths{Main: "/d/m.md", Pro: "/d/m-pro.md", Con: "/d/m-con.md", Summary: "/d/m-summary.md"}
 	for _, lang := range []i18n.Lang{i18n.JA, i18n.EN} {
 		for _, transport := range []string{TransportTmux, TransportHeadless} {
 			s := &Session{ID: "cc-debate-20260101-120000-ab12", Topic: "TOPIC", Lang: lang, Transport: transport, Status: Timeout}
 			texts := map[string]string{"summary": summaryRequest(s, p, lang), "stop": stopNotice(s, p, lang)}
+			// A moderator in a pane is told where to write the summary; a
+			// headless one's answer is saved by baton.
+			if got := strings.Contains(texts["summary"], p.Summary); got != (transport == TransportTmux) {
+				t.Errorf("%s %s summary request %q names the summary file: %v; want %v", lang, transport, texts["summary"], got, !got)
+			}
 			for _, role := range []Role{Pro, Con} {
 				for _, round := range []int{1, 2} {
 					txt := instruction(s, p, role, round, lang)

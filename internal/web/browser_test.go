@@ -19,6 +19,9 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/baton-cli/baton/internal/debate"
+	"github.com/baton-cli/baton/internal/i18n"
 )
 
 // chromium finds the browser: $BATON_CHROMIUM, else chromium on PATH, else
@@ -399,4 +402,64 @@ func shot(t *testing.T, ctx context.Context, dir, name string) {
 		return
 	}
 	t.Logf("screenshot: %s", path)
+}
+
+// paneModerator plays a moderator in a tmux pane: it does what the summary
+// request says, writing its summary to the Markdown file the request names.
+type paneModerator struct{ summary string }
+
+func (paneModerator) Check(context.Context, []debate.Message) error { return nil }
+
+func (m paneModerator) Deliver(_ context.Context, msgs []debate.Message) error {
+	for _, msg := range msgs {
+		for _, word := range strings.Fields(msg.Text) {
+			if path := strings.TrimRight(word, ".。（("); strings.HasSuffix(path, "-summary.md") {
+				return os.WriteFile(path, []byte(m.summary), 0o600)
+			}
+		}
+	}
+	return nil
+}
+
+// TestBrowserTmuxDebateSummary ends a tmux debate, asks its moderator for
+// the summary as stop --summary does, and reads the debate's page in both
+// languages: the summary the moderator wrote is shown, its markup as text.
+func TestBrowserTmuxDebateSummary(t *testing.T) {
+	ctx := browser(t)
+	fx := newFixture(t)
+	dd := debate.Dir{Root: fx.DebatesDir}
+	const id = "cc-debate-20260310-110000-cd34"
+	if err := dd.Create(&debate.Session{ID: id, Topic: "Tabs or spaces?", MaxRounds: 3, CurrentRound: 1,
+		Status: debate.Aborted, Transport: debate.TransportTmux, PaneModerator: "%1", PanePro: "%2", PaneCon: "%3"}); err != nil {
+		t.Fatal(err)
+	}
+	const summary = "## Points\n\nBoth sides keep gofmt. <img src=x onerror=alert(1)>\n"
+	if err := dd.Summarize(t.Context(), id, paneModerator{summary: summary}); err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range []i18n.Lang{i18n.EN, i18n.JA} {
+		o := fx.options()
+		o.Lang = lang
+		ts := fx.server(t, o, "")
+		t.Run(string(lang), func(t *testing.T) {
+			c := step(t, ctx)
+			if err := chromedp.Do(c, chromedp.Navigate(ts.URL+"/debates/"+id)); err != nil {
+				t.Fatal(err)
+			}
+			text, err := chromedp.Run(c, chromedp.TextContent(chromedp.CSS("#summary")))
+			if err != nil {
+				t.Fatalf("read the summary: %v", err)
+			}
+			heading := map[i18n.Lang]string{i18n.EN: "Moderator's summary", i18n.JA: "司会のまとめ"}[lang]
+			for _, want := range []string{heading, "Both sides keep gofmt.", "<img src=x onerror=alert(1)>"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("summary section %q lacks %q", text, want)
+				}
+			}
+			imgs, err := chromedp.Run(c, chromedp.Evaluate[int](`document.querySelectorAll("main img, main [onerror]").length`))
+			if err != nil || imgs != 0 {
+				t.Errorf("elements made from the summary's markup: %d, %v; want 0", imgs, err)
+			}
+		})
+	}
 }

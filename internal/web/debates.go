@@ -37,10 +37,12 @@ type debatePage struct {
 	Session *debate.Session
 	// Ended: no more rounds will be written, so a missing one is not
 	// "not yet"; an active debate's page reloads itself.
-	Ended    bool
-	Rounds   []roundPair
-	Summary  string
-	Warnings []string
+	Ended   bool
+	Rounds  []roundPair
+	Summary string
+	// SummaryPath is where the moderator writes the summary.
+	SummaryPath string
+	Warnings    []string
 }
 
 // debate shows a debate's rounds side by side, its state and, when the
@@ -60,7 +62,7 @@ func (s *Server) debate(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	p := debatePage{Session: rep.Session, Ended: rep.Session.Status != debate.Active}
+	p := debatePage{Session: rep.Session, Ended: rep.Session.Status != debate.Active, SummaryPath: rep.Paths.Summary}
 	again := msgRoundAgain.In(s.o.Lang)
 	pro, err := sideRounds(rep.Paths.Pro, again)
 	if err != nil {

@@ -181,7 +181,7 @@ var messages = map[string]i18n.Msg{
 	"debates.notwritten":       {JA: "書かれないままディベートが終わりました。", EN: "Not written: the debate ended first."},
 	"debates.norounds":         {JA: "まだどちらもラウンドを書いていません。", EN: "Neither side has written a round yet."},
 	"debates.summary":          {JA: "司会のまとめ", EN: "Moderator's summary"},
-	"debates.summarytmux":      {JA: "まとめはモデレーター（pane %s）に依頼しました。そのセッションの会話にあります。", EN: "The moderator (pane %s) was asked for the summary: it is in that session's conversation."},
+	"debates.summarytmux":      {JA: "モデレーター（pane %s）にまとめを %s に書くよう依頼しました。まだ書かれていません（その会話にもあります）。", EN: "The moderator (pane %s) was asked to write the summary to %s; it is not there yet (it is in that session's conversation too)."},
 	"debates.refresh":          {JA: "進行中のため、このページは5秒ごとに更新されます。", EN: "The debate is running: this page reloads every 5 seconds."},
 	"debates.status.active":    {JA: "進行中", EN: "active"},
 	"debates.status.concluded": {JA: "終了（合意）", EN: "concluded (the sides agreed)"},
