@@ -401,26 +401,68 @@ var guessWords = []string{
 	"だろう", "未確認", "できていません",
 }
 
-// hasAny reports whether s, lower case and between spaces, holds one of
-// words.
-func hasAny(s string, words []string) bool {
-	s = " " + s + " "
+// phrases are words looked for in a text in one pass over it: each word is
+// filed under its first two bytes, so that at most positions of the text
+// no word is compared at all. (A message is looked at for its settling
+// words, and each of its sentences again: dozens of searches of the whole
+// text, one per word, were most of the time spent sorting it.)
+type phrases struct {
+	// at holds, for a text's two bytes at a position, 1 + the index in
+	// words of the words starting with them; 0 for none.
+	at    [1 << 16]uint8
+	words [][]string
+}
+
+func newPhrases(words ...string) *phrases {
+	p := &phrases{}
 	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
+		if len(w) < 2 {
+			panic("phrase shorter than two bytes: " + w)
+		}
+		k := uint16(w[0])<<8 | uint16(w[1])
+		if p.at[k] == 0 {
+			p.words = append(p.words, nil)
+			p.at[k] = uint8(len(p.words))
+		}
+		p.words[p.at[k]-1] = append(p.words[p.at[k]-1], w)
+	}
+	return p
+}
+
+// in reports whether s, lower case and between spaces, holds one of the
+// words.
+func (p *phrases) in(s string) bool {
+	s = " " + s + " "
+	for i := 0; i+1 < len(s); i++ {
+		j := p.at[uint16(s[i])<<8|uint16(s[i+1])]
+		if j == 0 {
+			continue
+		}
+		for _, w := range p.words[j-1] {
+			if strings.HasPrefix(s[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
+var settlePhrases, guessPhrases = newPhrases(settleWords...), newPhrases(guessWords...)
+
 // settles reports a sentence that settles something. "For now" and "right
 // now" put something off or describe it; they settle nothing.
-func settles(s string) bool { return hasAny(notNow.Replace(strings.ToLower(s)), settleWords) }
+func settles(s string) bool {
+	s = strings.ToLower(s)
+	if strings.Contains(s, "now") {
+		s = notNow.Replace(s)
+	}
+	return settlePhrases.in(s)
+}
 
 var notNow = strings.NewReplacer("for now", "", "right now", "", "just now", "")
 
 // guess reports a sentence that guesses, or says it does not know.
-func guess(s string) bool { return hasAny(strings.ToLower(s), guessWords) }
+func guess(s string) bool { return guessPhrases.in(strings.ToLower(s)) }
 
 // mayAsk reports text that may hold a question: a sentence ending as
 // question reports.
