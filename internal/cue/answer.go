@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/baton-cli/baton/internal/hook"
 	"github.com/baton-cli/baton/internal/i18n"
@@ -102,8 +103,13 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 	defer f.close()
 	folded := textnorm.Fold(p)
 	past := hasAny(folded, pastWords)
+	again := past || asksToRun(folded)
 	byOff := map[int]*hit{}
 	q := queryTerms(folded)
+	// byWords are the failed commands whose words the prompt holds, with
+	// how many: looked up only when the prompt asks to run something
+	// again, or speaks of the past.
+	byWords := map[int]int{}
 	for t, w := range q {
 		offs, err := f.lookup(t)
 		if err != nil {
@@ -120,6 +126,26 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 				h.words = append(h.words, w.word)
 			}
 		}
+		if again && w.word != "" && !strings.HasPrefix(t, cmdPrefix) && !strings.HasPrefix(t, filePrefix) {
+			offs, err := f.lookup(cmdWordPrefix + t)
+			if err != nil {
+				return "", err
+			}
+			for _, off := range offs {
+				byWords[off]++
+			}
+		}
+	}
+	// A failed command the prompt names by its words ("deploy to staging
+	// again" for ./deploy.sh staging) weighs more than any session that
+	// shares those words: its history is what the prompt asks about.
+	for off, n := range byWords {
+		h := byOff[off]
+		if h == nil {
+			h = &hit{off: off}
+			byOff[off] = h
+		}
+		h.score = max(h.score, minScore+n)
 	}
 	// The best candidates by score (the file lists decisions, then
 	// sessions, newest first, so ties go to those): only they are decoded.
@@ -143,10 +169,11 @@ func Prompt(ctx context.Context, o Options, prompt string) (text string, err err
 		}
 		hits = append(hits, h)
 	}
-	if o.Journal != nil && past {
-		// Only a prompt that speaks of the past can touch a failure the
-		// recall file does not hold yet (a command alone weighs less than
-		// minScore): the others skip the journal.
+	if o.Journal != nil && again {
+		// Only a prompt that speaks of the past or asks to run something
+		// again can touch a failure the recall file does not hold yet (a
+		// command alone weighs less than minScore): the others skip the
+		// journal.
 		if hits, err = recentFailures(ctx, o.Journal, q, hits); err != nil {
 			return "", err
 		}
@@ -175,8 +202,7 @@ func recentFailures(ctx context.Context, j *journal.Journal, q map[string]qterm,
 			return bytes.Contains(line, []byte(`"event":"`+hook.PostToolUseFailure+`"`)) && bytes.Contains(line, []byte(`"tool":"Bash"`))
 		},
 		Match: func(r *journal.Record) bool {
-			w := q[cmdPrefix+CommandKey(r.Cmd)].weight
-			return r.Event == hook.PostToolUseFailure && w > 0
+			return r.Event == hook.PostToolUseFailure && failureScore(q, CommandKey(r.Cmd)) > 0
 		},
 	})
 	if err != nil {
@@ -189,9 +215,9 @@ func recentFailures(ctx context.Context, j *journal.Journal, q map[string]qterm,
 		if known >= 0 && !r.TS.After(hits[known].When) {
 			continue
 		}
-		e := failureEntry(&history{last: r, fails: 1})
+		e := failureEntry(&history{last: r, fails: 1, since: r.TS})
 		e.Kind, e.Key = kindCommand, key
-		h := &hit{entry: e, score: q[cmdPrefix+key].weight, off: -1 - i}
+		h := &hit{entry: e, score: failureScore(q, key), off: -1 - i}
 		if known >= 0 {
 			hits[known] = h
 		} else {
@@ -199,6 +225,76 @@ func recentFailures(ctx context.Context, j *journal.Journal, q map[string]qterm,
 		}
 	}
 	return hits, nil
+}
+
+// failureScore is what a prompt's terms q share with the failed command
+// key: its program and subcommand as written ("cargo build"), or its
+// words (deploy, staging for deploy.sh staging; デプロイ is deploy); 0 for
+// nothing.
+func failureScore(q map[string]qterm, key string) int {
+	n := 0
+	for _, w := range commandWords(key) {
+		if q[w].weight > 0 {
+			n++
+		}
+	}
+	if n > 0 {
+		n += minScore
+	}
+	return max(n, q[cmdPrefix+key].weight)
+}
+
+// asksToRun reports whether a prompt asks to run something (again): "run
+// the migration", "retry", 「もう一度」, 「実行して」, or a katakana word
+// made a verb (「デプロイして」).
+func asksToRun(folded string) bool {
+	for _, c := range runWords {
+		if hasWord(folded, c) {
+			return true
+		}
+	}
+	if hasAny(folded, runPhrases) {
+		return true
+	}
+	for _, v := range kanaVerbs {
+		for from := 0; ; {
+			i := strings.Index(folded[from:], v)
+			if i < 0 {
+				break
+			}
+			i += from
+			if r, _ := utf8.DecodeLastRuneInString(folded[:i]); isKatakana(r) {
+				return true
+			}
+			from = i + len(v)
+		}
+	}
+	return false
+}
+
+// Words and phrases that ask to run something, folded. runWords count as
+// whole words only ("run" is not in "truncate").
+var (
+	runWords   = []string{"run", "rerun", "re-run", "retry", "redo", "execute", "relaunch", "redeploy"}
+	runPhrases = []string{"one more time", "try it", "実行", "再度", "やり直", "流して", "回して", "走らせ", "叩いて"}
+	kanaVerbs  = []string{"して", "しよう", "しといて", "する", "お願い"}
+)
+
+// hasWord reports whether s holds w as a whole word.
+func hasWord(s, w string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(w):])
+		if (i == 0 || !isWord(before)) && (i+len(w) == len(s) || !isWord(after)) {
+			return true
+		}
+		from = i + len(w)
+	}
 }
 
 func newestSessions(f *file, current string) ([]*hit, error) {
@@ -310,6 +406,9 @@ var (
 	msgExit        = i18n.Msg{JA: "終了コード %d", EN: "exit %d"}
 	msgNoExit      = i18n.Msg{JA: "終了コード不明", EN: "exit unknown"}
 	msgTimes       = i18n.Msg{JA: "、%d 回", EN: ", %d times"}
+	msgTimesSince  = i18n.Msg{JA: "、%[2]s から %[1]d 回", EN: ", %d times since %s"}
+	msgYesterday   = i18n.Msg{JA: "昨日 %s", EN: "%s yesterday"}
+	msgInSession   = i18n.Msg{JA: "（セッション %s%s）", EN: " (session %s%s)"}
 	msgWorked      = i18n.Msg{JA: "。その後に成功した実行: `%s`", EN: ". What worked after: `%s`"}
 	msgMore        = i18n.Msg{JA: "詳しくは: %s", EN: "More: %s"}
 	msgToolCmdHead = i18n.Msg{JA: "baton: `%s` はこのリポジトリで以前失敗しています。", EN: "baton: `%s` failed earlier in this repository."}
@@ -364,7 +463,10 @@ func (e *entry) failedLine(o Options) string {
 	if e.Exit != nil {
 		exit = msgExit.Format(o.Lang, *e.Exit)
 	}
-	if e.Fails > 1 {
+	switch {
+	case e.Fails > 1 && !e.Since.IsZero() && e.Since.Before(e.When):
+		exit += msgTimesSince.Format(o.Lang, e.Fails, clock(e.Since, o.Now, o.Lang))
+	case e.Fails > 1:
 		exit += msgTimes.Format(o.Lang, e.Fails)
 	}
 	s := msgFailed.Format(o.Lang, cut(e.Cmd, 160), when(e.When, o.Now, o.Lang), exit, e.Err)
@@ -372,6 +474,36 @@ func (e *entry) failedLine(o Options) string {
 		s += msgWorked.Format(o.Lang, cut(e.Worked[0], 160))
 	}
 	return s
+}
+
+// sessionLine is a failed command as a prompt's recall shows it: its line
+// and the session it failed in.
+func (e *entry) sessionLine(o Options) string {
+	s := e.failedLine(o)
+	if e.Ref != "" {
+		br := ""
+		if e.Branch != "" {
+			br = msgBranch.Format(o.Lang, e.Branch)
+		}
+		s += msgInSession.Format(o.Lang, textcut.ShortID(e.Ref), br)
+	}
+	return s
+}
+
+// clock says the time of day t was: "10:42" today, "10:42 yesterday",
+// else its date and time.
+func clock(t, now time.Time, lang i18n.Lang) string {
+	t = t.In(now.Location())
+	y1, m1, d1 := t.Date()
+	y2, m2, d2 := now.Date()
+	y3, m3, d3 := now.AddDate(0, 0, -1).Date()
+	switch {
+	case y1 == y2 && m1 == m2 && d1 == d2:
+		return t.Format("15:04")
+	case y1 == y3 && m1 == m3 && d1 == d3:
+		return msgYesterday.Format(lang, t.Format("15:04"))
+	}
+	return t.Format("2006-01-02 15:04")
 }
 
 // promptBlock lays out hits, best first, whole lines only, within
@@ -410,6 +542,10 @@ func promptBlock(hits []*hit, o Options, prompt string) string {
 	for i, h := range hits {
 		if i == maxHits {
 			break
+		}
+		if h.Kind == kindCommand {
+			lines = append(lines, h.sessionLine(o))
+			continue
 		}
 		lines = append(lines, h.line(o))
 	}
@@ -511,16 +647,25 @@ func commandNote(ctx context.Context, o Options, cmd string) (string, error) {
 			}
 		}
 	}
-	if h.last == nil && e.Kind != "" {
-		h.last = &journal.Record{TS: e.When, Cmd: e.Cmd, Exit: e.Exit, Error: e.Err, Tool: "Bash"}
-		h.fails = e.Fails
+	// Resolved by the journal alone: the recall file holds no failure
+	// that worked as it failed.
+	resolved := h.last != nil && h.resolved()
+	if e.Kind != "" {
+		// The recall file's history comes before the journal's: its
+		// failures count too, from its first, and its lines that worked
+		// after them still say what worked.
+		if h.last == nil {
+			h.last = &journal.Record{TS: e.When, Cmd: e.Cmd, Exit: e.Exit, Error: e.Err, Tool: "Bash", Session: e.Ref, Branch: e.Branch}
+		}
+		h.fails += max(e.Fails, 1)
+		h.since = cmp.Or(e.Since, e.When)
 		for _, c := range e.Worked {
 			if !slices.Contains(h.worked, c) && len(h.worked) < 3 {
 				h.worked = append(h.worked, c)
 			}
 		}
 	}
-	if h.last == nil || o.Now.Sub(h.last.TS) > FailureAge || h.resolved() || slices.Contains(h.worked, cmd) {
+	if h.last == nil || o.Now.Sub(h.last.TS) > FailureAge || resolved || slices.Contains(h.worked, cmd) {
 		return "", nil
 	}
 	if len(h.worked) == 0 && h.fails < 2 {

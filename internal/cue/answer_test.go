@@ -14,6 +14,7 @@ import (
 
 	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
+	"github.com/baton-cli/baton/internal/state"
 )
 
 func TestCommandKey(t *testing.T) {
@@ -385,5 +386,109 @@ func TestToolJournalRotating(t *testing.T) {
 	wg.Wait()
 	if archived, _ := filepath.Glob(filepath.Join(d.Archive(), "*")); len(archived) == 0 {
 		t.Errorf("the journal never rotated")
+	}
+}
+
+// TestPromptFailedCommandWords: a prompt that asks to run a command again
+// in words (the script's name, its subcommand, a loanword written in
+// katakana) gets how it went last time, what worked after it, when and in
+// which session; a prompt that only shares a word with it, or a
+// repository with no such history, gets nothing of it.
+func TestPromptFailedCommandWords(t *testing.T) {
+	d, wt := writeFixture(t)
+	ctx := context.Background()
+	o := Options{State: d, Worktree: wt, Session: "now", Now: fixtureNow}
+	deploy := []string{"`./deploy.sh staging`", "deploy: DB_URL is not set", "DB_URL=… ./deploy.sh staging", "5e1f0a11"}
+	fires := []struct {
+		lang   i18n.Lang
+		prompt string
+		want   []string
+	}{
+		{i18n.EN, "deploy to staging again", append([]string{"failed (", "What worked after:", "(session "}, deploy...)},
+		{i18n.EN, "ship it to staging again", deploy},
+		{i18n.EN, "run the migration", []string{"`make migrate` failed", "0042_orders.sql"}},
+		{i18n.EN, "Please rerun the migrations", []string{"`make migrate` failed"}},
+		{i18n.JA, "デプロイして", append([]string{"が失敗（", "その後に成功した実行", "（セッション "}, deploy...)},
+		{i18n.JA, "ステージングにもう一度デプロイ", deploy},
+		{i18n.JA, "マイグレーションを実行して", []string{"`make migrate` が失敗"}},
+	}
+	for _, tt := range fires {
+		o.Lang = tt.lang
+		got, err := Prompt(ctx, o, tt.prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%q: lacks %q:\n%s", tt.prompt, w, got)
+			}
+		}
+		if !strings.Contains(got, "<<<quote ") {
+			t.Errorf("%q: not a fenced recall block: %q", tt.prompt, got)
+		}
+	}
+	o.Lang = i18n.EN
+	for _, p := range []string{
+		"explain how deploys work in general",
+		"Write a deploy script for staging",
+		"what does a database migration do?",
+		"ステージング環境について説明して",
+	} {
+		got, err := Prompt(ctx, o, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(got, "deploy.sh") || strings.Contains(got, "make migrate") {
+			t.Errorf("%q shares a word with a failed command and asks nothing of it:\n%s", p, got)
+		}
+	}
+	// Another repository: its own state folder, no failure history.
+	other := t.TempDir()
+	od := state.At(other)
+	if err := os.MkdirAll(od.Root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(ctx, BuildOptions{State: od, Journal: journal.Open(od.Root, journal.Options{}), Now: fixtureNow}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"deploy to staging again", "デプロイして"} {
+		got, err := Prompt(ctx, Options{State: od, Journal: journal.Open(od.Root, journal.Options{}), Worktree: other, Lang: i18n.EN, Now: fixtureNow}, p)
+		if err != nil || got != "" {
+			t.Errorf("%q in a repository with no failures: %q, %v; want nothing", p, got, err)
+		}
+	}
+}
+
+// TestToolNoteSince: a command that keeps failing gets how many times and
+// since when, counting the recall file's failures and the journal's newer
+// ones.
+func TestToolNoteSince(t *testing.T) {
+	wt := t.TempDir()
+	d := state.At(wt)
+	if err := os.MkdirAll(d.Root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	j := journal.Open(d.Root, journal.Options{})
+	exit := 3
+	yesterday := time.Date(2026, 11, 29, 10, 42, 0, 0, time.UTC)
+	fail := func(at time.Time) {
+		mustAppend(t, j, journal.Record{TS: at, Event: "PostToolUseFailure", Tool: "Bash", Session: "s1", Worktree: wt,
+			Cmd: "./deploy.sh staging", Exit: &exit, Error: "deploy: DB_URL is not set"})
+	}
+	fail(yesterday)
+	fail(yesterday.Add(time.Hour))
+	if _, err := Build(ctx, BuildOptions{State: d, Journal: j, Now: fixtureNow.Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	fail(fixtureNow.Add(-5 * time.Minute)) // newer than the recall file
+	for _, tt := range []struct {
+		lang i18n.Lang
+		want string
+	}{{i18n.EN, "exit 3, 3 times since 10:42 yesterday"}, {i18n.JA, "終了コード 3、昨日 10:42 から 3 回"}} {
+		got, err := Tool(ctx, Options{State: d, Journal: j, Worktree: wt, Lang: tt.lang, Now: fixtureNow}, "Bash", "", "./deploy.sh staging")
+		if err != nil || !strings.Contains(got, tt.want) || !strings.Contains(got, "5 min") && !strings.Contains(got, "5 分前") {
+			t.Errorf("%s: %q, %v; want %q", tt.lang, got, err, tt.want)
+		}
 	}
 }

@@ -269,8 +269,10 @@ func addSessions(w *writer, byID map[string]*session, recent []recall.Recent) in
 // newest first: the first failure seen is the last one; the successes
 // seen before it are the lines that worked after it.
 type history struct {
-	last   *journal.Record
-	fails  int
+	last  *journal.Record
+	fails int
+	// since is when the oldest of the failures seen was.
+	since  time.Time
 	worked []string
 }
 
@@ -279,6 +281,7 @@ func (h *history) fail(r *journal.Record) {
 		h.last = r
 	}
 	h.fails++
+	h.since = r.TS
 }
 
 // succeed notes a line that worked; only those after the last failure
@@ -315,7 +318,11 @@ func addFailures(w *writer, sc *scan, now time.Time) (commands, files int) {
 		e := failureEntry(h)
 		e.Kind, e.Key = kindCommand, key
 		e.Files = pathsIn(h.last.Error)
-		w.add(e, append([]string{cmdPrefix + key}, fileTerms(e.Files)...))
+		ts := []string{cmdPrefix + key}
+		for _, cw := range commandWords(key) {
+			ts = append(ts, cmdWordPrefix+cw)
+		}
+		w.add(e, append(ts, fileTerms(e.Files)...))
 		commands++
 	}
 	for _, f := range fresh(byFile, maxFiles) {
@@ -329,7 +336,7 @@ func addFailures(w *writer, sc *scan, now time.Time) (commands, files int) {
 
 func failureEntry(h *history) entry {
 	r := h.last
-	return entry{When: r.TS, Cmd: r.Cmd, Tool: r.Tool, Exit: r.Exit, Err: firstLine(r.Error), Fails: h.fails, Worked: h.worked, Ref: r.Session, Branch: r.Branch}
+	return entry{When: r.TS, Cmd: r.Cmd, Tool: r.Tool, Exit: r.Exit, Err: firstLine(r.Error), Fails: h.fails, Since: h.since, Worked: h.worked, Ref: r.Session, Branch: r.Branch}
 }
 
 // relTo is path relative to the worktree holding it, else path.

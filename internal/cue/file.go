@@ -69,8 +69,10 @@ type entry struct {
 	Tool   string   `json:"tool,omitempty"`
 	Exit   *int     `json:"e,omitempty"`
 	Err    string   `json:"err,omitempty"`
-	Fails  int      `json:"n,omitempty"`
-	Worked []string `json:"ok,omitempty"`
+	Fails int `json:"n,omitempty"`
+	// Since is when the oldest of those failures was.
+	Since  time.Time `json:"since,omitzero"`
+	Worked []string  `json:"ok,omitempty"`
 }
 
 // ErrCorrupt marks a recall file that is not in the expected format.
@@ -267,7 +269,7 @@ func (w *writer) bytes(built time.Time) ([]byte, error) {
 	limit := max(4, len(w.entries)/8)
 	names := make([]string, 0, len(w.terms))
 	for t, posts := range w.terms {
-		if len(posts) > limit && !strings.HasPrefix(t, filePrefix) && !strings.HasPrefix(t, cmdPrefix) && !strings.HasPrefix(t, "#") {
+		if len(posts) > limit && !strings.HasPrefix(t, filePrefix) && !strings.HasPrefix(t, cmdPrefix) && !strings.HasPrefix(t, cmdWordPrefix) && !strings.HasPrefix(t, "#") {
 			continue
 		}
 		names = append(names, t)

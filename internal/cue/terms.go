@@ -2,6 +2,7 @@ package cue
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -16,7 +17,43 @@ import (
 const (
 	filePrefix = "@"
 	cmdPrefix  = "$"
+	// cmdWordPrefix marks a word of a failed command's key, stemmed
+	// ("%deploy", "%stag" for deploy.sh staging): a prompt that asks to
+	// run it again in words ("deploy to staging again", "run the
+	// migration") finds it by them.
+	cmdWordPrefix = "%"
 )
+
+// commandWords are the words of a command key that say which command it
+// is, stemmed as terms are: the script's name without its extension and
+// the subcommand ("deploy", "stag" for "deploy.sh staging"; "migr" for
+// "make migrate" and "migrate.sh"). Runners (make, npm, go, a shell) and
+// stop words say nothing of which.
+func commandWords(key string) []string {
+	var out []string
+	for i, f := range strings.Fields(key) {
+		if i == 0 {
+			f = strings.TrimSuffix(f, path.Ext(f))
+		}
+		for part := range strings.FieldsFuncSeq(f, func(r rune) bool { return !isWord(r) || r == '_' }) {
+			if len(part) < 3 || runners[part] || stopWords()[part] || allDigits(part) {
+				continue
+			}
+			if s := stem(part); !slices.Contains(out, s) && !stopWords()[s] {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// runners are programs that run the command named after them.
+var runners = map[string]bool{
+	"make": true, "npm": true, "npx": true, "yarn": true, "pnpm": true, "bun": true, "deno": true, "node": true,
+	"cargo": true, "python": true, "python3": true, "pip": true, "uv": true, "poetry": true, "bundle": true,
+	"rake": true, "just": true, "task": true, "gradle": true, "mvn": true, "bash": true, "sh": true, "zsh": true,
+	"scripts": true, "script": true, "bin": true,
+}
 
 // isKatakana is true for a katakana letter or the prolonged sound mark.
 func isKatakana(r rune) bool { return r >= 0x30A1 && r <= 0x30FA || r == 'ー' }
@@ -150,12 +187,13 @@ func hanTerms(run string, add func(term)) {
 
 // stem drops the English endings that most often tell two forms of one
 // word apart: releases, releasing, released and release all give
-// "releas". Words it would cut below three letters stay as they are.
+// "releas"; migrate, migrating and migration give "migr". Words it would
+// cut below three letters stay as they are.
 func stem(w string) string {
 	if w[0] >= utf8.RuneSelf {
 		return w
 	}
-	for _, suf := range []string{"ing", "ed", "es", "s"} {
+	for _, suf := range []string{"ations", "ation", "ating", "ated", "ates", "ate", "ing", "ed", "es", "s"} {
 		if r, ok := strings.CutSuffix(w, suf); ok && len(r) >= 3 && !strings.HasSuffix(w, "ss") {
 			w = r
 			break
