@@ -64,12 +64,12 @@ type entry struct {
 	// first error line, how many times it failed in the window read, and
 	// the lines of the same command that succeeded after the last failure,
 	// newest first.
-	Key    string   `json:"key,omitempty"`
-	Cmd    string   `json:"c,omitempty"`
-	Tool   string   `json:"tool,omitempty"`
-	Exit   *int     `json:"e,omitempty"`
-	Err    string   `json:"err,omitempty"`
-	Fails int `json:"n,omitempty"`
+	Key   string `json:"key,omitempty"`
+	Cmd   string `json:"c,omitempty"`
+	Tool  string `json:"tool,omitempty"`
+	Exit  *int   `json:"e,omitempty"`
+	Err   string `json:"err,omitempty"`
+	Fails int    `json:"n,omitempty"`
 	// Since is when the oldest of those failures was.
 	Since  time.Time `json:"since,omitzero"`
 	Worked []string  `json:"ok,omitempty"`
