@@ -18,6 +18,7 @@ import (
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/textcut"
 	"github.com/baton-cli/baton/internal/textnorm"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 // Limits of what an answer prints, in UTF-16 units as the agent counts.
@@ -361,7 +362,7 @@ func queryTerms(folded string) map[string]qterm {
 	})
 	words := strings.FieldsFunc(folded, func(r rune) bool { return !isWord(r) && r != '-' })
 	for i, w := range words {
-		if i+1 < len(words) && plainWord(words[i+1]) {
+		if i+1 < len(words) && wtstate.PlainWord(words[i+1]) {
 			q[cmdPrefix+w+" "+words[i+1]] = qterm{weight: weightCmd}
 		}
 		if len(w) >= 3 && !stopWords()[w] && q[cmdPrefix+w].weight == 0 {

@@ -17,6 +17,7 @@ import (
 	"github.com/baton-cli/baton/internal/recall"
 	"github.com/baton-cli/baton/internal/state"
 	"github.com/baton-cli/baton/internal/textcut"
+	"github.com/baton-cli/baton/internal/wtstate"
 )
 
 // Limits of what the recall file holds: enough to recall the work of
@@ -204,7 +205,7 @@ func (sc *scan) record(r *journal.Record) {
 			sc.filesDone[f] = true
 		}
 	case r.Event == hook.PostToolUse && r.Tool == "Bash" && r.Cmd != "" && (r.Exit == nil || *r.Exit == 0):
-		for key := range commandKeys(r.Cmd) {
+		for key := range wtstate.CommandKeys(r.Cmd) {
 			historyOf(sc.cmds, key).succeed(r.Cmd)
 		}
 	}

@@ -2,7 +2,6 @@ package wtstate
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/baton-cli/baton/internal/journal"
@@ -51,25 +50,6 @@ func ApplyFailing(list []Failure, r journal.Record) ([]Failure, bool) {
 		return out, len(out) != len(list)
 	}
 	return list, false
-}
-
-// SameCommand reports whether a and b run the same command line, the
-// variables set before it aside.
-func SameCommand(a, b string) bool {
-	return a == b || bare(a) == bare(b)
-}
-
-// bare is a command line without the variable settings before it.
-func bare(cmd string) string {
-	rest := strings.TrimSpace(cmd)
-	for {
-		word, after, _ := strings.Cut(rest, " ")
-		name, _, ok := strings.Cut(word, "=")
-		if !ok || name == "" || strings.ContainsAny(name, `"'$/`) {
-			return rest
-		}
-		rest = strings.TrimSpace(after)
-	}
 }
 
 // failing keeps the worktree's failing commands in state.json, beyond the

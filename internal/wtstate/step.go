@@ -1,7 +1,6 @@
 package wtstate
 
 import (
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -66,41 +65,6 @@ func names(text, command string) bool {
 	}
 	return false
 }
-
-// commandWords are the words that name a command line: the file names it
-// holds, and its program with its first argument ("go test"), or alone when
-// it is a long name ("pytest"); variable settings, flags and wrappers
-// (sudo, env, a shell's -c) are skipped.
-func commandWords(command string) []string {
-	var out, prog []string
-	for _, f := range strings.Fields(command) {
-		f = strings.Trim(f, `"'`+"`;&|()")
-		switch {
-		case f == "" || strings.HasPrefix(f, "-"):
-		case len(prog) == 0 && (strings.Contains(f, "=") || wrappers[f]):
-		case strings.ContainsAny(f, "./"):
-			if base := path.Base(f); len(base) >= 3 && strings.Trim(base, ".") != "" {
-				out = append(out, base)
-			}
-			if len(prog) == 0 {
-				prog = append(prog, "") // a script names itself
-			}
-		case len(prog) < 2:
-			prog = append(prog, f)
-		}
-	}
-	switch {
-	case len(prog) == 0 || prog[0] == "":
-	case len(prog) == 2:
-		out = append(out, prog[0]+" "+prog[1])
-	case len(prog[0]) >= 5:
-		out = append(out, prog[0])
-	}
-	return out
-}
-
-// wrappers run the command after them.
-var wrappers = map[string]bool{"sudo": true, "env": true, "time": true, "nohup": true, "exec": true, "command": true, "sh": true, "bash": true, "zsh": true, "dash": true}
 
 // NextStep is the last sentence of an agent's answer that says what it
 // will do next, or "".
