@@ -220,6 +220,13 @@ func recentFailures(ctx context.Context, j *journal.Journal, q map[string]qterm,
 		e.Kind, e.Key = kindCommand, key
 		h := &hit{entry: e, score: failureScore(q, key), off: -1 - i}
 		if known >= 0 {
+			// A newer failure of a command the file knows: the file's
+			// failures count too, and what worked after them still did.
+			k := hits[known]
+			h.Fails += max(k.Fails, 1)
+			h.Since = cmp.Or(k.Since, k.When)
+			h.Worked = k.Worked
+			h.score = max(h.score, k.score)
 			hits[known] = h
 		} else {
 			hits = append(hits, h)

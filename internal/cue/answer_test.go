@@ -417,6 +417,18 @@ func TestPromptFailedCommandWords(t *testing.T) {
 			t.Errorf("%q shares a word with a failed command and asks nothing of it:\n%s", p, got)
 		}
 	}
+	// It failed again minutes ago, after the recall file was written: the
+	// journal's failure joins the file's, and what worked after still did.
+	j := journal.Open(d.Root, journal.Options{})
+	exit := 3
+	mustAppend(t, j, journal.Record{TS: fixtureNow.Add(-2 * time.Minute), Event: "PostToolUseFailure", Tool: "Bash", Session: "now", Worktree: wt,
+		Cmd: "./deploy.sh staging", Exit: &exit, Error: "deploy: DB_URL is not set"})
+	o.Journal = j
+	got, err := Prompt(ctx, o, "deploy to staging again")
+	if err != nil || !strings.Contains(got, "`./deploy.sh staging` failed (2 min ago, exit 3, 2 times since 2026-11-") || !strings.Contains(got, "What worked after: `DB_URL=… ./deploy.sh staging`") {
+		t.Errorf("after a newer failure in the journal: %q, %v", got, err)
+	}
+
 	// Another repository: its own state folder, no failure history.
 	other := t.TempDir()
 	od := state.At(other)
@@ -465,5 +477,39 @@ func TestToolNoteSince(t *testing.T) {
 		if err != nil || !strings.Contains(got, tt.want) || !strings.Contains(got, "5 min") && !strings.Contains(got, "5 分前") {
 			t.Errorf("%s: %q, %v; want %q", tt.lang, got, err, tt.want)
 		}
+	}
+}
+
+// TestWorkedBetweenFailures: a line that worked between two failures of
+// the command still says what worked, once the recall file is rebuilt
+// after the second; the failing line that worked before its last failure
+// does not make it resolved.
+func TestWorkedBetweenFailures(t *testing.T) {
+	wt := t.TempDir()
+	d := state.At(wt)
+	if err := os.MkdirAll(d.Root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	j := journal.Open(d.Root, journal.Options{})
+	fail, ok := 3, 0
+	add := func(ago time.Duration, event, cmd string, exit *int) {
+		mustAppend(t, j, journal.Record{TS: fixtureNow.Add(-ago), Event: event, Tool: "Bash", Session: "s1", Worktree: wt, Cmd: cmd, Exit: exit, Error: "deploy: DB_URL is not set"})
+	}
+	add(3*time.Hour, "PostToolUseFailure", "./deploy.sh staging", &fail)
+	add(170*time.Minute, "PostToolUse", "./deploy.sh staging", &ok)
+	add(2*time.Hour, "PostToolUseFailure", "./deploy.sh staging", &fail)
+	add(110*time.Minute, "PostToolUse", "DB_URL=… ./deploy.sh staging", &ok)
+	add(time.Hour, "PostToolUseFailure", "./deploy.sh staging", &fail)
+	if _, err := Build(ctx, BuildOptions{State: d, Journal: j, Now: fixtureNow}); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{State: d, Worktree: wt, Lang: i18n.EN, Now: fixtureNow}
+	got, err := Prompt(ctx, o, "deploy to staging again")
+	if err != nil || !strings.Contains(got, "exit 3, 3 times since 09:00") || !strings.Contains(got, "What worked after: `DB_URL=… ./deploy.sh staging`") {
+		t.Errorf("prompt: %q, %v", got, err)
+	}
+	if got, err := Tool(ctx, o, "Bash", "", "./deploy.sh staging"); err != nil || !strings.Contains(got, "What worked after: `DB_URL=… ./deploy.sh staging`") {
+		t.Errorf("tool note: %q, %v", got, err)
 	}
 }

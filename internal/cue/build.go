@@ -268,35 +268,56 @@ func addSessions(w *writer, byID map[string]*session, recent []recall.Recent) in
 
 // history is the failures of one command key, or one file, gathered
 // newest first: the first failure seen is the last one; the successes
-// seen before it are the lines that worked after it.
+// seen before a failure are the lines that worked after it.
 type history struct {
 	last  *journal.Record
 	fails int
 	// since is when the oldest of the failures seen was.
-	since  time.Time
-	worked []string
+	since time.Time
+	// worked are the lines that worked after a failure, newest first, at
+	// most three; the first afterLast of them after the last one.
+	worked    []string
+	afterLast int
+	// pending are lines that worked, seen since the last failure seen:
+	// they worked after the next failure seen, if one is.
+	pending []string
 }
 
 func (h *history) fail(r *journal.Record) {
 	if h.last == nil {
 		h.last = r
+		h.afterLast = len(h.worked)
 	}
+	for _, c := range h.pending {
+		if c != h.last.Cmd { // the failing line that worked once and failed since says nothing
+			h.addWorked(c)
+		}
+	}
+	h.pending = h.pending[:0]
 	h.fails++
 	h.since = r.TS
 }
 
-// succeed notes a line that worked; only those after the last failure
-// count, newest first, at most three.
+// succeed notes a line that worked.
 func (h *history) succeed(cmd string) {
-	if h.last != nil || slices.Contains(h.worked, cmd) || len(h.worked) == 3 {
-		return
+	switch {
+	case h.last == nil:
+		h.addWorked(cmd)
+	case !slices.Contains(h.pending, cmd) && len(h.pending) < 3:
+		h.pending = append(h.pending, cmd)
 	}
-	h.worked = append(h.worked, cmd)
 }
 
-// resolved is true when the failing line itself worked later.
+func (h *history) addWorked(cmd string) {
+	if !slices.Contains(h.worked, cmd) && len(h.worked) < 3 {
+		h.worked = append(h.worked, cmd)
+	}
+}
+
+// resolved is true when the failing line itself worked after its last
+// failure.
 func (h *history) resolved() bool {
-	return h.last != nil && slices.Contains(h.worked, h.last.Cmd)
+	return h.last != nil && slices.Contains(h.worked[:h.afterLast], h.last.Cmd)
 }
 
 // addFailures adds the Bash commands that failed within FailureAge and

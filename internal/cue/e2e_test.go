@@ -155,3 +155,102 @@ func toolResultIndex(cs []modelserver.Content) int {
 	}
 	return -1
 }
+
+// TestE2EFailedCommandRecall runs the real Claude Code CLI against the
+// scripted model: ./deploy.sh staging fails (exit 3) and the same with
+// DB_URL set works. A later session whose prompt asks to deploy to staging
+// again gets, with the prompt, how it went and the line that worked
+// (redacted); when ./deploy.sh staging fails again, the request after it
+// names the line that worked. A Japanese prompt gets the same in Japanese.
+func TestE2EFailedCommandRecall(t *testing.T) {
+	server := modelserver.New(t)
+	env := claudetest.New(t, server)
+	bin := claudetest.BuildBaton(t)
+	env.Path = append(env.Path, bin)
+	t.Cleanup(func() { waitJobs(t, env.Home) })
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "start"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = env.Dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	script := "#!/bin/sh\nif [ -z \"$DB_URL\" ]; then echo 'deploy: DB_URL is not set' >&2; exit 3; fi\necho \"deployed $1\"\n"
+	if err := os.WriteFile(filepath.Join(env.Dir, "deploy.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env.WriteProjectSettings(t, claudetest.HookSettings(filepath.Join(bin, "baton-hook"),
+		"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"))
+
+	// Session 1: the script fails, then works with DB_URL set.
+	const secret = "s3cretPassw0rd"
+	failing := "./deploy.sh staging"
+	working := "DB_URL=postgres://app:" + secret + "@db.internal:5432/app ./deploy.sh staging"
+	server.Add(
+		modelserver.ToolUse("Bash", map[string]string{"command": failing, "description": "Deploy to staging"}),
+		modelserver.ToolUse("Bash", map[string]string{"command": working, "description": "Deploy with the database URL"}),
+		modelserver.Text("deployed"),
+	)
+	env.Run(t, "-p", "deploy the app to staging", "--allowedTools", "Bash")
+	reqs := server.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests in session 1; want 3", len(reqs))
+	}
+	if got := reqs[1].LastToolResult(); !strings.Contains(got, "DB_URL is not set") {
+		t.Fatalf("the failing call's result = %q; want the script's error", got)
+	}
+	if got := reqs[2].LastToolResult(); !strings.Contains(got, "deployed staging") {
+		t.Fatalf("the working call's result = %q", got)
+	}
+	// The recall file is rewritten, as a stop does once it is ten minutes
+	// old.
+	cmd := exec.Command(filepath.Join(bin, "baton"), "context", "recall")
+	cmd.Dir, cmd.Env = env.Dir, env.Environ()
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "1 failed commands") {
+		t.Fatalf("baton context recall: %v\n%s", err, out)
+	}
+
+	// Session 2: the prompt asks to deploy to staging again; the model runs
+	// the failing line once more.
+	server.Add(
+		modelserver.ToolUse("Bash", map[string]string{"command": failing, "description": "Deploy to staging"}),
+		modelserver.Text("it failed again"),
+	)
+	env.Run(t, "-p", "Deploy to staging again", "--allowedTools", "Bash")
+	reqs = server.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d requests after session 2; want 5", len(reqs))
+	}
+	first := reqs[3].Text()
+	for _, want := range []string{"baton recall: this prompt touches earlier work.", "`./deploy.sh staging` failed", "exit 3", "deploy: DB_URL is not set", "What worked after: `DB_URL=", "./deploy.sh staging`", "(session "} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the prompt's request lacks %q:\n%.3000s", want, first)
+		}
+	}
+	for i, r := range reqs {
+		if strings.Contains(r.Text(), secret) && i != 2 {
+			// The working call's own result holds no secret either; only
+			// the call itself (request 3, the model's tool use) may.
+			t.Errorf("request %d holds the database password:\n%.2000s", i+1, r.Text())
+		}
+	}
+	if got := reqs[4].LastToolResult(); !strings.Contains(got, "DB_URL is not set") {
+		t.Errorf("the second failure's result = %q", got)
+	}
+	checkNote(t, reqs[4], "`deploy.sh staging` failed earlier in this repository", "What worked after: `DB_URL=")
+
+	// Session 3, in Japanese.
+	env.Extra = append(env.Extra, "LANG=ja_JP.UTF-8", "LC_ALL=ja_JP.UTF-8")
+	server.Add(modelserver.Text("了解です"))
+	env.Run(t, "-p", "ステージングにもう一度デプロイして", "--allowedTools", "Bash")
+	reqs = server.Requests()
+	if len(reqs) != 6 {
+		t.Fatalf("%d requests after session 3; want 6", len(reqs))
+	}
+	ja := reqs[5].Text()
+	for _, want := range []string{"baton の想起", "`./deploy.sh staging` が失敗", "終了コード 3", "その後に成功した実行: `DB_URL=", "（セッション "} {
+		if !strings.Contains(ja, want) {
+			t.Errorf("the Japanese prompt's request lacks %q:\n%.3000s", want, ja[max(0, strings.LastIndex(ja, "baton")-2000):])
+		}
+	}
+}
