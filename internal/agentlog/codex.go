@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/baton-cli/baton/internal/textcut"
@@ -436,8 +437,12 @@ func argsCommand(arguments string) string {
 }
 
 // exitLine finds the exit status in a command's output text as Codex CLIs
-// write it: "Process exited with code N" or "Exit code: N".
-var exitLine = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
+// write it: "Process exited with code N" or "Exit code: N". Compiled on
+// first use: the hook program links this package, and starts for every
+// tool call.
+var exitLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
+})
 
 // callOutput reads a function call's output: older CLIs wrote a JSON string
 // {"output": …, "metadata": {"exit_code": N}}, newer ones plain text with
@@ -475,7 +480,7 @@ func callOutput(raw json.RawMessage) (string, int) {
 		}
 		return *wrapped.Output, exit
 	}
-	if m := exitLine.FindStringSubmatch(text); m != nil {
+	if m := exitLine().FindStringSubmatch(text); m != nil {
 		n, err := strconv.Atoi(m[1])
 		if err == nil {
 			if i := strings.Index(text, "\nOutput:\n"); i >= 0 {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/baton-cli/baton/internal/textcut"
 )
@@ -408,13 +409,14 @@ func joinParts(raw json.RawMessage, responses bool, sep string) string {
 	return strings.Join(out, sep)
 }
 
-// geminiExitLine is how the shell tool reports a failing status.
-var geminiExitLine = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)`)
+// geminiExitLine is how the shell tool reports a failing status (compiled
+// on first use, as exitLine).
+var geminiExitLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (-?\d+)`) })
 
 // geminiExit reads the exit status the shell tool wrote: only a non-zero
 // one is written, so a successful call is 0.
 func geminiExit(out, status string) int {
-	if m := geminiExitLine.FindStringSubmatch(out); m != nil {
+	if m := geminiExitLine().FindStringSubmatch(out); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			return n
 		}

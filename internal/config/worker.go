@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-// appSlug is a GitHub App's slug, as in github.com/apps/<slug>.
-var appSlug = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+// appSlug is a GitHub App's slug, as in github.com/apps/<slug>. Compiled
+// on first use: the hook program links this package, and starts for every
+// tool call.
+var appSlug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`) })
 
 // Worker configures `baton worker`: which repositories it watches, how it
 // runs the agent on their labelled issues, and with what budget.
@@ -226,7 +229,7 @@ func (w *Worker) validate() error {
 	if u := w.Queue.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 		return fmt.Errorf("config: worker.queue.url must be a postgres:// URL, or empty for the local SQLite queue")
 	}
-	if s := w.GitHub.AppSlug; s != "" && !appSlug.MatchString(s) {
+	if s := w.GitHub.AppSlug; s != "" && !appSlug().MatchString(s) {
 		return fmt.Errorf("config: worker.github.app_slug is %q; it must be the app's slug as in its URL (lower-case letters, digits and hyphens, without \"[bot]\")", s)
 	}
 	if w.Agent.Command != "" && strings.TrimSpace(w.Agent.Command) == "" {

@@ -3,6 +3,7 @@ package debate
 import (
 	"crypto/rand"
 	"regexp"
+	"sync"
 	"time"
 )
 
@@ -11,7 +12,11 @@ const IDPrefix = "cc-debate-"
 
 // idPattern is the only shape an id may have: it is used in file names and
 // tmux session names, so it holds no path or tmux target characters.
-var idPattern = regexp.MustCompile(`^cc-debate-[0-9]{8}-[0-9]{6}-[0-9a-z]{4}$`)
+// Compiled on first use: the hook program links this package, and starts
+// for every tool call.
+var idPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^cc-debate-[0-9]{8}-[0-9]{6}-[0-9a-z]{4}$`)
+})
 
 // NewID returns a fresh id for a debate started at now:
 // cc-debate-YYYYMMDD-HHMMSS-xxxx, xxxx four random characters.
@@ -28,7 +33,7 @@ func NewID(now time.Time) string {
 // ValidID reports an id that is not of the form cc-debate-YYYYMMDD-HHMMSS-xxxx,
 // before it can name a file.
 func ValidID(id string) error {
-	if !idPattern.MatchString(id) {
+	if !idPattern().MatchString(id) {
 		return newError(msgBadID, nil, id)
 	}
 	return nil
