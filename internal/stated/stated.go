@@ -46,6 +46,45 @@ var (
 	jaReasonRE = lazyRE(`(?:ので|ため|から)[、,]`)
 )
 
+// cues are words that every statement decidedRE or choiceRE finds holds,
+// in any case: a sentence with none of them is not matched against the
+// expressions, so that most prompts' hooks never compile them. No cue has
+// a k or an s, the letters (?i) also matches a rune outside ASCII for
+// (K, ſ), so comparing ASCII letters without case is enough.
+var cues = []string{"deci", "agreed", "go with", "'ll", " will", " going to", "決", "ことにし"}
+
+// mayState reports whether s holds one of the cues.
+func mayState(s string) bool {
+	for _, c := range cues {
+		if containsFold(s, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds w, comparing ASCII letters without
+// case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for j < len(w) && lowerASCII(s[i+j]) == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
 // Find returns the decisions stated in the sentences of text, in order.
 func Find(text string) []Decision {
 	var out []Decision
@@ -59,6 +98,9 @@ func Find(text string) []Decision {
 
 func find(s string) (Decision, bool) {
 	var d Decision
+	if !mayState(s) {
+		return d, false
+	}
 	if m := decidedRE().FindStringSubmatch(s); m != nil {
 		d.JA = m[1] == ""
 		d.What = strings.TrimSpace(m[1])

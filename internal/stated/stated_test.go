@@ -35,3 +35,42 @@ func TestFind(t *testing.T) {
 		}
 	}
 }
+
+// TestMayState checks the cues: every sentence either expression matches
+// holds one, in any case, and a sentence without a statement skips the
+// expressions.
+func TestMayState(t *testing.T) {
+	for _, s := range []string{
+		"OK, we decided to use port 8081 because 8080 is the proxy's.",
+		"WE HAVE AGREED THAT the export is JSON lines",
+		"We've Agreed on JSON lines for the export.",
+		"Let's Go With SQLite, since it needs no server.",
+		"we'll go with the queue",
+		"The decision is to keep the cache",
+		"THE DECISION IS TO keep the cache",
+		"We will use port 8081 because 8080 is taken.",
+		"I'LL PIN pgx to 5.4.3, since 5.5 breaks pgbouncer.",
+		"we are going to switch to zstd because gzip is slow",
+		"I'm going to stick with Go since the team knows it",
+		"メトリクスはポート9003にすることに決めた",
+		"ログは JSON 形式にすることにしました。",
+		"ポートは 8081 に決定",
+		"形式は JSON で決定しました",
+	} {
+		if !decidedRE().MatchString(s) && !choiceRE().MatchString(s) {
+			t.Errorf("%q: no expression matches; want a statement", s)
+		}
+		if !mayState(s) {
+			t.Errorf("mayState(%q) = false; want true", s)
+		}
+	}
+	for _, s := range []string{
+		"Write a Python function that reverses a linked list",
+		"run ./deploy.sh again",
+		"デプロイして",
+	} {
+		if mayState(s) {
+			t.Errorf("mayState(%q) = true; want false", s)
+		}
+	}
+}
