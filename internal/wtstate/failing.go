@@ -1,6 +1,8 @@
 package wtstate
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -60,11 +62,11 @@ func (d Dir) failing(r journal.Record) error {
 		if r.Exit == nil || *r.Exit != 0 {
 			return nil // only an exit 0 can take a command off the list
 		}
-		s, err := d.Read()
+		failing, err := d.readFailing()
 		if err != nil {
 			return err
 		}
-		if _, changed := ApplyFailing(s.Failing, r); !changed {
+		if _, changed := ApplyFailing(failing, r); !changed {
 			return nil
 		}
 	}
@@ -76,4 +78,22 @@ func (d Dir) failing(r journal.Record) error {
 		}
 		return changed
 	})
+}
+
+// readFailing is the failing commands of state.json, decoded without the
+// rest: every successful command's hook decides on them, and decoding the
+// sessions' answers would cost it more than the rest of the call. What it
+// cannot decode is no list; Update decides again on the whole state.
+func (d Dir) readFailing() ([]Failure, error) {
+	b, err := d.readBounded(stateName, 1<<20)
+	if err != nil {
+		return nil, fmt.Errorf("read worktree state: %w", err)
+	}
+	var s struct {
+		Failing []Failure `json:"failing"`
+	}
+	if len(b) > 0 && json.Unmarshal(b, &s) != nil {
+		return nil, nil
+	}
+	return s.Failing, nil
 }
