@@ -9,6 +9,7 @@
 //	go run ./bench/hooklat -hook /tmp/bin/baton-hook -event SessionStart -journal /tmp/bench/auto-1g.jsonl
 //	go run ./bench/hooklat -hook /tmp/bin/baton-hook -event UserPromptSubmit -journal /tmp/bench/auto-1g.jsonl \
 //	    -transcripts /tmp/bench/projects -recall
+//	go run ./bench/hooklat -hook /tmp/bin/baton-hook -before /tmp/old/baton-hook -event PostToolUse
 //
 // With -recall it first writes approved decisions (-decisions) and builds the
 // recall file from them and the journal, as `baton context recall` does, so
@@ -62,6 +63,11 @@ func run() error {
 	worktreeRecords := flag.Int("worktree", 0, "records to seed the worktree's own files with first (its records.jsonl keeps at most 128 KiB), with 32 sessions")
 	shared := flag.Int("shared", 0, "entries teammates shared to seed the view a sync leaves with first (decisions, branch states of 500 branches, this one's included, and retractions)")
 	current := flag.String("current", "", "write a current.md in progress first: \"untracked\" (as baton save leaves it) or \"tracked\" (added to git, as a cloned repository brings it); the repository gets 600 tracked files either way")
+	var before []string
+	flag.Func("before", "another baton-hook binary (an earlier build) to measure in the same run, interleaved; may be repeated", func(s string) error {
+		before = append(before, s)
+		return nil
+	})
 	statusLine := flag.Bool("statusline", false, "measure the status line (baton-hook statusline) instead of a hook, after a SessionStart and a status file")
 	flag.Parse()
 
@@ -157,6 +163,10 @@ func run() error {
 	}
 	cmds := [][]string{{cat}, append([]string{*hookBin}, hookArgs...)}
 	names := []string{"cat >/dev/null", strings.Join(cmds[1], " ")[len(filepath.Dir(*hookBin))+1:]}
+	for _, b := range before {
+		cmds = append(cmds, append([]string{b}, hookArgs...))
+		names = append(names, "before: "+b)
+	}
 	if *baton != "" {
 		cmds = append(cmds, append([]string{*baton}, batonArgs...))
 		names = append(names, "baton "+strings.Join(batonArgs, " "))
