@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/redact"
@@ -362,7 +361,7 @@ func (d *doc) addWritten(i int, text string) {
 			aside = append(aside, strings.TrimSpace(line))
 			continue
 		}
-		for _, s := range sentences(line) {
+		for _, s := range textcut.Sentences(line) {
 			if question(s) {
 				aside = append(aside, s)
 				continue
@@ -509,30 +508,6 @@ func listShaped(prose string) bool {
 		}
 	}
 	return items >= 3 && items > other
-}
-
-// sentences cuts text after each sentence's end (. ! ? 。 ！ ？ or a line
-// break), keeping the marks.
-func sentences(text string) []string {
-	var out []string
-	start := 0
-	for i, r := range text {
-		switch r {
-		case '.', '!', '?', '。', '！', '？', '\n':
-			end := i + utf8.RuneLen(r)
-			if r == '.' && end < len(text) && text[end] != ' ' && text[end] != '\n' {
-				continue // 1.5, file.go
-			}
-			if s := strings.TrimSpace(text[start:end]); s != "" {
-				out = append(out, s)
-			}
-			start = end
-		}
-	}
-	if s := strings.TrimSpace(text[start:]); s != "" {
-		out = append(out, s)
-	}
-	return out
 }
 
 // repeatedLine is how many times a line comes back before it counts as
