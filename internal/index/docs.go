@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/baton-cli/baton/internal/debate"
 	"github.com/baton-cli/baton/internal/redact"
@@ -251,18 +252,47 @@ func sessionToken(id string) string {
 	}, textnorm.Fold(id))
 }
 
+// spacedScripts are the scripts written without spaces between words.
+var spacedScripts = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul}
+
+// spacedBMP has a bit set for each character below U+10000 of
+// spacedScripts, and for 'ー': every character of a document is looked up,
+// and a bit is cheaper than a search of four tables.
+var spacedBMP = func() *[1 << 16 / 64]uint64 {
+	var t [1 << 16 / 64]uint64
+	set := func(lo, hi, stride uint32) {
+		for c := lo; c <= hi && c < 1<<16; c += stride {
+			t[c/64] |= 1 << (c % 64)
+		}
+	}
+	for _, rt := range spacedScripts {
+		for _, r := range rt.R16 {
+			set(uint32(r.Lo), uint32(r.Hi), uint32(r.Stride))
+		}
+		for _, r := range rt.R32 {
+			set(r.Lo, r.Hi, r.Stride)
+		}
+	}
+	set('ー', 'ー', 1)
+	return &t
+}()
+
 // spaced reports characters that are indexed one by one: scripts written
 // without spaces between words.
 func spaced(r rune) bool {
-	if r < 0x1100 { // below Hangul Jamo: Latin, Greek, Cyrillic, …
+	switch {
+	case r < 0x1100: // below Hangul Jamo: Latin, Greek, Cyrillic, …
 		return false
+	case r < 1<<16:
+		return spacedBMP[r/64]&(1<<(r%64)) != 0
 	}
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 'ー'
+	return unicode.In(r, spacedScripts...)
 }
 
 // segment puts spaces around every character of a script written without
 // spaces, so that the tokenizer makes each one a token and a phrase of them
-// finds any run of characters.
+// finds any run of characters. The text between such characters is copied
+// as it is, but for a byte that is not UTF-8, which becomes U+FFFD.
 func segment(s string) string {
 	i := strings.IndexFunc(s, spaced)
 	if i < 0 {
@@ -270,16 +300,30 @@ func segment(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) * 2)
-	b.WriteString(s[:i])
-	for _, r := range s[i:] {
-		if spaced(r) {
-			b.WriteByte(' ')
-			b.WriteRune(r)
-			b.WriteByte(' ')
+	start := 0 // of the text not written yet
+	for i < len(s) {
+		if s[i] < utf8.RuneSelf {
+			i++
 			continue
 		}
-		b.WriteRune(r)
+		r, n := utf8.DecodeRuneInString(s[i:])
+		bad := r == utf8.RuneError && n == 1
+		if !bad && !spaced(r) {
+			i += n
+			continue
+		}
+		b.WriteString(s[start:i])
+		if bad {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte(' ')
+			b.WriteString(s[i : i+n])
+			b.WriteByte(' ')
+		}
+		i += n
+		start = i
 	}
+	b.WriteString(s[start:])
 	return b.String()
 }
 
@@ -568,7 +612,8 @@ func logLine(line string) bool {
 			return true
 		}
 	}
-	return keyValues(t) >= 3
+	// Each word keyValues counts holds a '='.
+	return strings.Count(t, "=") >= 3 && keyValues(t) >= 3
 }
 
 // keyValues counts the words of a line shaped key=value.
