@@ -414,9 +414,9 @@ var (
 	msgExit        = i18n.Msg{JA: "終了コード %d", EN: "exit %d"}
 	msgNoExit      = i18n.Msg{JA: "終了コード不明", EN: "exit unknown"}
 	msgTimes       = i18n.Msg{JA: "、%d 回", EN: ", %d times"}
-	msgTimesSince  = i18n.Msg{JA: "、%[2]s から %[1]d 回", EN: ", %d times since %s"}
+	msgTimesSince  = i18n.Msg{JA: "、%[1]d 回・初回 %[2]s", EN: ", %d times, first at %s"}
 	msgYesterday   = i18n.Msg{JA: "昨日 %s", EN: "%s yesterday"}
-	msgInSession   = i18n.Msg{JA: "（セッション %s%s）", EN: " (session %s%s)"}
+	msgInSession   = i18n.Msg{JA: "、セッション %s%s", EN: ", in session %s%s"}
 	msgWorked      = i18n.Msg{JA: "。その後に成功した実行: `%s`", EN: ". What worked after: `%s`"}
 	msgMore        = i18n.Msg{JA: "詳しくは: %s", EN: "More: %s"}
 	msgToolCmdHead = i18n.Msg{JA: "baton: `%s` はこのリポジトリで以前失敗しています。", EN: "baton: `%s` failed earlier in this repository."}
@@ -467,6 +467,28 @@ func (e *entry) line(o Options) string {
 // failedLine is a failed command: its line, when, exit status, how many
 // times, its first error line and what worked after.
 func (e *entry) failedLine(o Options) string {
+	return e.failed(o, e.exitText(o))
+}
+
+// sessionLine is a failed command as a prompt's recall shows it: its line
+// with the session it last failed in beside the failure, not beside what
+// worked after it, which may have run in another session. A failure of
+// the agent's own session names none.
+func (e *entry) sessionLine(o Options) string {
+	exit := e.exitText(o)
+	if e.Ref != "" && e.Ref != o.Session {
+		br := ""
+		if e.Branch != "" {
+			br = msgBranch.Format(o.Lang, e.Branch)
+		}
+		exit += msgInSession.Format(o.Lang, textcut.ShortID(e.Ref), br)
+	}
+	return e.failed(o, exit)
+}
+
+// exitText is what a failed command's line says of how it failed: its exit
+// status, and how many times since its first failure.
+func (e *entry) exitText(o Options) string {
 	exit := msgNoExit.In(o.Lang)
 	if e.Exit != nil {
 		exit = msgExit.Format(o.Lang, *e.Exit)
@@ -477,23 +499,15 @@ func (e *entry) failedLine(o Options) string {
 	case e.Fails > 1:
 		exit += msgTimes.Format(o.Lang, e.Fails)
 	}
+	return exit
+}
+
+// failed lays out a failed command's line around exit, then its first
+// error line and what worked after it.
+func (e *entry) failed(o Options, exit string) string {
 	s := msgFailed.Format(o.Lang, cut(e.Cmd, 160), when(e.When, o.Now, o.Lang), exit, e.Err)
 	if len(e.Worked) > 0 {
 		s += msgWorked.Format(o.Lang, cut(e.Worked[0], 160))
-	}
-	return s
-}
-
-// sessionLine is a failed command as a prompt's recall shows it: its line
-// and the session it failed in.
-func (e *entry) sessionLine(o Options) string {
-	s := e.failedLine(o)
-	if e.Ref != "" {
-		br := ""
-		if e.Branch != "" {
-			br = msgBranch.Format(o.Lang, e.Branch)
-		}
-		s += msgInSession.Format(o.Lang, textcut.ShortID(e.Ref), br)
 	}
 	return s
 }

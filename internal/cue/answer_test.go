@@ -379,11 +379,11 @@ func TestPromptFailedCommandWords(t *testing.T) {
 		prompt string
 		want   []string
 	}{
-		{i18n.EN, "deploy to staging again", append([]string{"failed (", "What worked after:", "(session "}, deploy...)},
+		{i18n.EN, "deploy to staging again", append([]string{"failed (", "What worked after:", ", in session 5e1f0a11"}, deploy...)},
 		{i18n.EN, "ship it to staging again", deploy},
 		{i18n.EN, "run the migration", []string{"`make migrate` failed", "0042_orders.sql"}},
 		{i18n.EN, "Please rerun the migrations", []string{"`make migrate` failed"}},
-		{i18n.JA, "デプロイして", append([]string{"が失敗（", "その後に成功した実行", "（セッション "}, deploy...)},
+		{i18n.JA, "デプロイして", append([]string{"が失敗（", "その後に成功した実行", "、セッション 5e1f0a11"}, deploy...)},
 		{i18n.JA, "ステージングにもう一度デプロイ", deploy},
 		{i18n.JA, "マイグレーションを実行して", []string{"`make migrate` が失敗"}},
 	}
@@ -400,6 +400,11 @@ func TestPromptFailedCommandWords(t *testing.T) {
 		}
 		if !strings.Contains(got, "<<<quote ") {
 			t.Errorf("%q: not a fenced recall block: %q", tt.prompt, got)
+		}
+		// The session named is where the command failed: it stands with
+		// the failure, before what worked after it.
+		if s, w := strings.Index(got, "5e1f0a11"), strings.Index(got, "DB_URL=…"); s >= 0 && w >= 0 && s > w {
+			t.Errorf("%q: the session follows what worked after, as if that had run in it:\n%s", tt.prompt, got)
 		}
 	}
 	o.Lang = i18n.EN
@@ -425,7 +430,7 @@ func TestPromptFailedCommandWords(t *testing.T) {
 		Cmd: "./deploy.sh staging", Exit: &exit, Error: "deploy: DB_URL is not set"})
 	o.Journal = j
 	got, err := Prompt(ctx, o, "deploy to staging again")
-	if err != nil || !strings.Contains(got, "`./deploy.sh staging` failed (2 min ago, exit 3, 2 times since 2026-11-") || !strings.Contains(got, "What worked after: `DB_URL=… ./deploy.sh staging`") {
+	if err != nil || !strings.Contains(got, "`./deploy.sh staging` failed (2 min ago, exit 3, 2 times, first at 2026-11-") || !strings.Contains(got, "What worked after: `DB_URL=… ./deploy.sh staging`") {
 		t.Errorf("after a newer failure in the journal: %q, %v", got, err)
 	}
 
@@ -472,7 +477,7 @@ func TestToolNoteSince(t *testing.T) {
 	for _, tt := range []struct {
 		lang i18n.Lang
 		want string
-	}{{i18n.EN, "exit 3, 3 times since 10:42 yesterday"}, {i18n.JA, "終了コード 3、昨日 10:42 から 3 回"}} {
+	}{{i18n.EN, "exit 3, 3 times, first at 10:42 yesterday"}, {i18n.JA, "終了コード 3、3 回・初回 昨日 10:42"}} {
 		got, err := Tool(ctx, Options{State: d, Journal: j, Worktree: wt, Lang: tt.lang, Now: fixtureNow}, "Bash", "", "./deploy.sh staging")
 		if err != nil || !strings.Contains(got, tt.want) || !strings.Contains(got, "5 min") && !strings.Contains(got, "5 分前") {
 			t.Errorf("%s: %q, %v; want %q", tt.lang, got, err, tt.want)
@@ -506,7 +511,7 @@ func TestWorkedBetweenFailures(t *testing.T) {
 	}
 	o := Options{State: d, Worktree: wt, Lang: i18n.EN, Now: fixtureNow}
 	got, err := Prompt(ctx, o, "deploy to staging again")
-	if err != nil || !strings.Contains(got, "exit 3, 3 times since 09:00") || !strings.Contains(got, "What worked after: `DB_URL=… ./deploy.sh staging`") {
+	if err != nil || !strings.Contains(got, "exit 3, 3 times, first at 09:00") || !strings.Contains(got, "What worked after: `DB_URL=… ./deploy.sh staging`") {
 		t.Errorf("prompt: %q, %v", got, err)
 	}
 	if got, err := Tool(ctx, o, "Bash", "", "./deploy.sh staging"); err != nil || !strings.Contains(got, "What worked after: `DB_URL=… ./deploy.sh staging`") {

@@ -222,7 +222,7 @@ func TestE2EFailedCommandRecall(t *testing.T) {
 		t.Fatalf("%d requests after session 2; want 5", len(reqs))
 	}
 	first := reqs[3].Text()
-	for _, want := range []string{"baton recall: this prompt touches earlier work.", "`./deploy.sh staging` failed", "exit 3", "deploy: DB_URL is not set", "What worked after: `DB_URL=", "./deploy.sh staging`", "(session "} {
+	for _, want := range []string{"baton recall: this prompt touches earlier work.", "`./deploy.sh staging` failed", "exit 3", "deploy: DB_URL is not set", "What worked after: `DB_URL=", "./deploy.sh staging`", ", in session "} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the prompt's request lacks %q:\n%.3000s", want, first)
 		}
@@ -248,7 +248,7 @@ func TestE2EFailedCommandRecall(t *testing.T) {
 		t.Fatalf("%d requests after session 3; want 6", len(reqs))
 	}
 	ja := reqs[5].Text()
-	for _, want := range []string{"baton の想起", "`./deploy.sh staging` が失敗", "終了コード 3", "その後に成功した実行: `DB_URL=", "（セッション "} {
+	for _, want := range []string{"baton の想起", "`./deploy.sh staging` が失敗", "終了コード 3", "その後に成功した実行: `DB_URL=", "、セッション "} {
 		if !strings.Contains(ja, want) {
 			t.Errorf("the Japanese prompt's request lacks %q:\n%.3000s", want, ja[max(0, strings.LastIndex(ja, "baton")-2000):])
 		}
