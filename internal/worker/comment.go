@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -78,8 +80,11 @@ func (c Category) summary() i18n.Msg {
 const (
 	// markerWorker ends every comment the worker posts.
 	markerWorker = "<!-- baton:worker -->"
-	// claimPrefix starts a claim comment.
-	claimPrefix = "<!-- baton:claim run="
+	// claimPrefix starts a claim comment; claimKeyPrefix begins the
+	// claims baton writes, whose key is a random nonce of the claim alone:
+	// it says nothing of the run, its branch or its time.
+	claimPrefix    = "<!-- baton:claim "
+	claimKeyPrefix = claimPrefix + "key="
 )
 
 // MaxCommentChars is the most characters a worker comment has, under
@@ -359,19 +364,29 @@ func firstChars(s string, n int) string {
 	return s[:i]
 }
 
-// claimComment is the comment a worker posts to claim an issue. until is
-// when the claim lapses if its run never cleans it up (the run's longest
-// possible end).
-func claimComment(lang i18n.Lang, runID, host string, until time.Time) string {
-	return fmt.Sprintf("%s%s until=%s -->\n%s", claimPrefix, runID, until.UTC().Format(time.RFC3339), msgClaim.Format(lang, host))
+// claimComment is the comment a worker posts to claim an issue. key tells
+// the claim apart when its post is retried (a random nonce, see
+// newClaimKey); until is when the claim lapses if its run never cleans it
+// up (the run's longest possible end).
+func claimComment(lang i18n.Lang, key, host string, until time.Time) string {
+	return fmt.Sprintf("%s%s until=%s -->\n%s", claimKeyPrefix, key, until.UTC().Format(time.RFC3339), msgClaim.Format(lang, host))
 }
 
-// claimPattern reads a claim comment's run id and expiry.
-var claimPattern = regexp.MustCompile(`<!-- baton:claim run=([A-Za-z0-9._-]+)(?: until=(\S+))? -->`)
+// newClaimKey is a claim's key: random, so that nothing in the public
+// claim leads to the run's branch.
+func newClaimKey() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
 
-// parseClaim returns the run id of a claim comment and when it lapses (zero
+// claimPattern reads a claim comment's key (a run id in the claims of
+// earlier versions) and expiry.
+var claimPattern = regexp.MustCompile(`<!-- baton:claim (?:key|run)=([A-Za-z0-9._-]+)(?: until=(\S+))? -->`)
+
+// parseClaim returns the key of a claim comment and when it lapses (zero
 // when it says nothing).
-func parseClaim(body string) (runID string, until time.Time, ok bool) {
+func parseClaim(body string) (key string, until time.Time, ok bool) {
 	m := claimPattern.FindStringSubmatch(body)
 	if m == nil || !strings.HasPrefix(strings.TrimSpace(body), claimPrefix) {
 		return "", time.Time{}, false

@@ -80,6 +80,7 @@ func (iw *issueWorker) Work(ctx context.Context, job *river.Job[IssueArgs]) erro
 	if err := river.MetadataSet(ctx, fenceKey, job.Attempt); err != nil {
 		return err
 	}
+	iw.s.addWorked(job.ID)
 	return iw.w.workIssue(ctx, iw.s, job.JobRow, job.Args)
 }
 
@@ -91,8 +92,15 @@ type pollWorker struct {
 }
 
 func (pw *pollWorker) Work(ctx context.Context, job *river.Job[PollArgs]) error {
-	pw.w.poll(ctx, pw.s)
-	return nil
+	enqueued := pw.w.poll(ctx, pw.s)
+	// Whoever asked for this poll (a one-shot host) waits for the jobs it
+	// enqueued, whichever host ran it.
+	return river.RecordOutput(ctx, pollOutput{Enqueued: enqueued})
+}
+
+// pollOutput is what a poll job records: the jobs it enqueued.
+type pollOutput struct {
+	Enqueued []int64 `json:"enqueued"`
 }
 
 // session is one River client's life in this process.
@@ -106,6 +114,20 @@ type session struct {
 	mu   sync.Mutex
 	res  CycleResult
 	seen map[string]bool
+	// worked are the issue jobs this session has worked on.
+	worked []int64
+}
+
+func (s *session) addWorked(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.worked = append(s.worked, id)
+}
+
+func (s *session) workedJobs() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.worked)
 }
 
 func (s *session) addRun(rec *Record) {
@@ -151,7 +173,9 @@ func (s *session) take() *CycleResult {
 
 // ServeOptions say how Serve runs.
 type ServeOptions struct {
-	// Once: poll once, work until the queue has no job left, then return.
+	// Once: poll once, work until the jobs that poll enqueued and the ones
+	// this host took have ended, then return; other hosts' jobs are not
+	// waited for.
 	Once bool
 	// Report, when set, gets what happened every interval and at the end.
 	Report func(*CycleResult)
@@ -216,9 +240,13 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, q *Queue, so S
 	if err := client.Start(riverCtx); err != nil {
 		return nil, q.reachError(w.opts.Lang, err)
 	}
+	var pollID int64
 	if so.Once {
-		if _, err := client.Insert(ctx, PollArgs{}, pollInsertOpts()); err != nil {
+		res, err := client.Insert(ctx, PollArgs{}, pollInsertOpts())
+		if err != nil {
 			s.addError(fmt.Errorf("enqueue poll: %w", err))
+		} else {
+			pollID = res.Job.ID
 		}
 	}
 
@@ -233,7 +261,7 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, q *Queue, so S
 	}
 	drained := make(chan struct{})
 	if so.Once {
-		go w.watchDrain(riverCtx, client, drained)
+		go w.watchDrain(riverCtx, client, s, pollID, drained)
 	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -305,9 +333,18 @@ func issueInsertOpts() *river.InsertOpts {
 	return &river.InsertOpts{MaxAttempts: issueAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: activeStates}}
 }
 
-// watchDrain closes drained once the queue holds no active job, checking
-// a few times a second.
-func (w *Worker) watchDrain(ctx context.Context, client riverClient, drained chan<- struct{}) {
+// enqueueIssue inserts the job of issue n of repo, unless the queue holds
+// one queued or running (then the result says it was skipped as a
+// duplicate), whichever host inserts it.
+func enqueueIssue(ctx context.Context, client riverClient, repo string, n int) (*rivertype.JobInsertResult, error) {
+	return client.Insert(ctx, IssueArgs{Repo: repo, Issue: n}, issueInsertOpts())
+}
+
+// watchDrain closes drained once the poll job pollID (0: none) has ended
+// and neither a job it enqueued nor one this session worked on is queued
+// or running, checking a few times a second. Other hosts' jobs do not
+// count.
+func (w *Worker) watchDrain(ctx context.Context, client riverClient, s *session, pollID int64, drained chan<- struct{}) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -316,12 +353,42 @@ func (w *Worker) watchDrain(ctx context.Context, client riverClient, drained cha
 			return
 		case <-t.C:
 		}
-		res, err := client.JobList(ctx, river.NewJobListParams().States(activeStates...).First(1))
-		if err == nil && len(res.Jobs) == 0 {
+		if busy, err := ownJobsBusy(ctx, client, pollID, s.workedJobs()); err == nil && !busy {
 			close(drained)
 			return
 		}
 	}
+}
+
+// ownJobsBusy reports whether the poll job pollID, a job it enqueued or
+// one of worked is queued or running.
+func ownJobsBusy(ctx context.Context, client riverClient, pollID int64, worked []int64) (bool, error) {
+	ids := worked
+	if pollID != 0 {
+		res, err := client.JobList(ctx, river.NewJobListParams().IDs(pollID).States(rivertype.JobStateCompleted,
+			rivertype.JobStateCancelled, rivertype.JobStateDiscarded).First(1))
+		if err != nil {
+			return true, err
+		}
+		if len(res.Jobs) == 0 {
+			return true, nil
+		}
+		var out pollOutput
+		if b := res.Jobs[0].Output(); len(b) > 0 {
+			if err := json.Unmarshal(b, &out); err != nil {
+				return true, err
+			}
+		}
+		ids = append(ids, out.Enqueued...)
+	}
+	if len(ids) == 0 {
+		return false, nil
+	}
+	res, err := client.JobList(ctx, river.NewJobListParams().IDs(ids...).States(activeStates...).First(1))
+	if err != nil {
+		return true, err
+	}
+	return len(res.Jobs) > 0, nil
 }
 
 // activeIssues returns the repo#issue keys that have a job queued or
@@ -350,17 +417,20 @@ func issueKey(repo string, n int) string { return strings.ToLower(repo) + "#" + 
 // max_issues_per_repo allows beside the jobs it already has. What it skips
 // and the repositories it could not poll go to the session: one failing
 // repository does not fail the poll.
-func (w *Worker) poll(ctx context.Context, s *session) {
+func (w *Worker) poll(ctx context.Context, s *session) (enqueued []int64) {
 	for _, repo := range w.opts.Config.Worker.Repositories {
-		skipped, err := w.pollRepo(ctx, s, repo)
+		skipped, err := w.pollRepo(ctx, s, repo, &enqueued)
 		s.addSkipped(skipped)
 		if err != nil {
 			s.addError(fmt.Errorf("%s: %s", repo.Repo, w.clean.clean(err.Error())))
 		}
 	}
+	return enqueued
 }
 
-func (w *Worker) pollRepo(ctx context.Context, s *session, repo config.WorkerRepo) ([]Skip, error) {
+// pollRepo polls one repository (see poll), adding the ids of the jobs it
+// enqueued to enqueued.
+func (w *Worker) pollRepo(ctx context.Context, s *session, repo config.WorkerRepo, enqueued *[]int64) ([]Skip, error) {
 	client, err := w.opts.Client(ctx, repo)
 	if err != nil {
 		return nil, fmt.Errorf("github client: %w", err)
@@ -404,12 +474,13 @@ func (w *Worker) pollRepo(ctx context.Context, s *session, repo config.WorkerRep
 		if room <= 0 {
 			break
 		}
-		res, err := s.client.Insert(ctx, IssueArgs{Repo: repo.Repo, Issue: is.Number}, issueInsertOpts())
+		res, err := enqueueIssue(ctx, s.client, repo.Repo, is.Number)
 		if err != nil {
 			return skipped, fmt.Errorf("enqueue #%d: %w", is.Number, err)
 		}
 		if !res.UniqueSkippedAsDuplicate {
 			room--
+			*enqueued = append(*enqueued, res.Job.ID)
 			w.log.Info("enqueued issue", "repo", repo.Repo, "issue", is.Number, "job", res.Job.ID)
 		}
 	}

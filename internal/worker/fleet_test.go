@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -11,11 +12,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/riverqueue/river"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/baton-cli/baton/internal/claudetest"
@@ -139,7 +142,7 @@ func (h *harness) claimPosts() map[int]int {
 	out := map[int]int{}
 	re := regexp.MustCompile(`/issues/(\d+)/comments$`)
 	for _, r := range h.gh.Requests() {
-		if r.Route != githubtest.RouteCreateComment || !strings.Contains(string(r.Body), "baton:claim run=") {
+		if r.Route != githubtest.RouteCreateComment || !strings.Contains(string(r.Body), "baton:claim ") {
 			continue
 		}
 		if m := re.FindStringSubmatch(r.Path); m != nil {
@@ -801,5 +804,138 @@ func TestFleetHostLostOnLastAttempt(t *testing.T) {
 	comments := h.workerComments(n)
 	if len(comments) != 1 || !strings.Contains(comments[0].Body, string(HostLost)) || !strings.Contains(comments[0].Body, "host-a") {
 		t.Errorf("worker comments = %v; want one failure comment naming %s and host-a", comments, HostLost)
+	}
+}
+
+// TestFleetConcurrentEnqueuesOneJobPerIssue: three hosts, each with its own
+// connections to one Postgres queue, enqueue the same 12 issues at once:
+// the queue holds one job per issue, and each was inserted by one host.
+func TestFleetConcurrentEnqueuesOneJobPerIssue(t *testing.T) {
+	t.Parallel()
+	url := pgtest.DB(t)
+	migrateQueue(t, url)
+	const issues, hosts = 12, 3
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		inserted = map[int]int{}
+		start    = make(chan struct{})
+		db       *sql.DB
+	)
+	for i := range hosts {
+		q, err := OpenQueue(t.Context(), url, t.TempDir(), i18n.EN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Close()
+		db = q.db
+		client, err := q.newClient(&river.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			<-start
+			for k := range issues {
+				// The hosts go through the issues from different ends.
+				n := 1 + (k+i*issues/hosts)%issues
+				res, err := enqueueIssue(t.Context(), client, "acme/widgets", n)
+				if err != nil {
+					t.Errorf("host %d: enqueue #%d: %v", i, n, err)
+					return
+				}
+				if !res.UniqueSkippedAsDuplicate {
+					mu.Lock()
+					inserted[n]++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	rows, err := db.QueryContext(t.Context(), "SELECT (args->>'issue')::int, count(*) FROM river_job WHERE kind = $1 GROUP BY 1", IssueArgs{}.Kind())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	jobs := map[int]int{}
+	for rows.Next() {
+		var n, c int
+		if err := rows.Scan(&n, &c); err != nil {
+			t.Fatal(err)
+		}
+		jobs[n] = c
+	}
+	for n := 1; n <= issues; n++ {
+		if jobs[n] != 1 || inserted[n] != 1 {
+			t.Errorf("issue %d: %d jobs in the queue, %d inserts reported; want 1 and 1", n, jobs[n], inserted[n])
+		}
+	}
+}
+
+// TestFleetPerRepoCap runs three hosts of two workers each with
+// max_issues_per_repo 1: the agent runs of the repository's issues, timed
+// by the agent itself, never overlap, and every issue is done once.
+func TestFleetPerRepoCap(t *testing.T) {
+	t.Parallel()
+	url := pgtest.DB(t)
+	bin := buildBaton(t)
+	h := newHarness(t)
+	migrateQueue(t, url)
+	issues := h.addIssues(4)
+	marks := filepath.Join(h.home, "marks")
+	var hosts []*fleetHost
+	for i := range 3 {
+		fh := h.newHost(t, "host-"+strconv.Itoa(i))
+		agent := h.fakeAgentSetup(t, fh, "log,mark=start,nap=1500ms,pr,mark=end")
+		agent.Env["BATON_TEST_MARKS"] = marks
+		h.start(t, bin, fh, fleetSetup{queueURL: url, agent: agent,
+			exec: map[string]any{"max_issues_per_repo": 1, "interval_minutes": 1}})
+		hosts = append(hosts, fh)
+	}
+	h.waitLabelled(t, issues, config.DefaultWorkerDone, 3*time.Minute)
+	for _, fh := range hosts {
+		fh.stop(t)
+	}
+	h.checkOnce(t, issues)
+	b, err := os.ReadFile(marks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type span struct{ start, end int64 }
+	spans := map[string]*span{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			t.Fatalf("mark line %q", line)
+		}
+		at, _ := strconv.ParseInt(f[1], 10, 64)
+		sp := spans[f[2]]
+		if sp == nil {
+			sp = &span{}
+			spans[f[2]] = sp
+		}
+		if f[0] == "start" {
+			sp.start = at
+		} else {
+			sp.end = at
+		}
+	}
+	var all []span
+	for dir, sp := range spans {
+		if sp.start == 0 || sp.end == 0 {
+			t.Errorf("agent run in %s: start %d, end %d; want both", dir, sp.start, sp.end)
+		}
+		all = append(all, *sp)
+	}
+	slices.SortFunc(all, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	for i := 1; i < len(all); i++ {
+		if all[i].start < all[i-1].end {
+			t.Errorf("agent runs overlap: one started %s before the one before it ended; max_issues_per_repo 1 allows one at a time",
+				time.Duration(all[i-1].end-all[i].start))
+		}
+	}
+	if len(all) != len(issues) {
+		t.Errorf("%d agent runs; want %d", len(all), len(issues))
 	}
 }

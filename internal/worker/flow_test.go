@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/baton-cli/baton/internal/config"
 	"github.com/baton-cli/baton/internal/githubtest"
+	"github.com/baton-cli/baton/internal/i18n"
+	"github.com/baton-cli/baton/internal/pgtest"
 )
 
 // The flows below run the test binary as the agent (see fakeAgent); the
@@ -1017,4 +1020,73 @@ func TestFlowAppInstallationToken(t *testing.T) {
 		}
 		h.wantLabels(t, n, []string{config.DefaultWorkerTrigger}, []string{config.DefaultWorkerInProgress})
 	})
+}
+
+// TestFlowClaimRevealsNoBranch: the public claim comment, and the time it
+// was posted, say nothing that leads to the run's branch before it is
+// pushed: not the run id, not the branch, not its random part.
+func TestFlowClaimRevealsNoBranch(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	n := h.addIssue("Add export", "body")
+	rec := onlyRun(t, cycle(t, newWorker(t, h.options(t, "log,pr,result=opened", "log"))))
+	if rec.State != StateDone {
+		t.Fatalf("run = %s %s; want done", rec.State, rec.Category)
+	}
+	var claims []string
+	for _, r := range h.gh.Requests() {
+		if r.Route == githubtest.RouteCreateComment && strings.Contains(string(r.Body), "baton:claim") {
+			claims = append(claims, string(r.Body))
+		}
+	}
+	if len(claims) != 1 {
+		t.Fatalf("claim posts = %q; want 1", claims)
+	}
+	// The branch is baton/<issue>-<start time>-<random>: the time can be
+	// guessed from the claim's own time, the random part must not be in it.
+	m := regexp.MustCompile(`^baton/` + strconv.Itoa(n) + `-\d{8}T\d{6}Z-([0-9a-f]{8,})$`).FindStringSubmatch(rec.Branch)
+	if m == nil {
+		t.Fatalf("branch = %q; want baton/%d-<time>-<random hex>", rec.Branch, n)
+	}
+	for _, secret := range []string{rec.ID, rec.Branch, m[1], strings.TrimPrefix(rec.Branch, "baton/")} {
+		if strings.Contains(claims[0], secret) {
+			t.Errorf("claim comment %q reveals %q", claims[0], secret)
+		}
+	}
+}
+
+// TestFlowOnceWaitsOnlyForItsOwnJobs runs a one-shot cycle on a Postgres
+// queue that also holds another host's job, not due for an hour: the cycle
+// ends once its own issue is done, without waiting for that job.
+func TestFlowOnceWaitsOnlyForItsOwnJobs(t *testing.T) {
+	t.Parallel()
+	url := pgtest.DB(t)
+	migrateQueue(t, url)
+	q, err := OpenQueue(t.Context(), url, t.TempDir(), i18n.EN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	other, err := q.newClient(&river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := issueInsertOpts()
+	opts.ScheduledAt = time.Now().Add(time.Hour)
+	if _, err := other.Insert(t.Context(), IssueArgs{Repo: "acme/other", Issue: 7}, opts); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	n := h.addIssue("Add export", "body")
+	wo := h.options(t, "log,pr,result=opened", "log")
+	wo.Queue = q
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	res, err := newWorker(t, wo).Cycle(ctx, nil)
+	if err != nil {
+		t.Fatalf("Cycle: %v (runs %s); want it to end once its own issue is done, not wait for another host's job", err, describeRuns(res.Runs))
+	}
+	if rec := onlyRun(t, res); rec.State != StateDone || rec.Issue != n {
+		t.Errorf("run = #%d %s; want #%d done", rec.Issue, rec.State, n)
+	}
 }

@@ -51,6 +51,9 @@ type invocation struct {
 //	commit       commit a file in the working directory
 //	pr           commit, push the branch and open a pull request on $GITHUB_API_URL
 //	pid          append the agent's pid to $BATON_TEST_PIDS
+//	nap=D        sleep for the duration D
+//	mark=WORD    append "WORD <unix nanoseconds> <working directory>" to
+//	             $BATON_TEST_MARKS
 //	wait=PATH    wait until PATH exists
 //	ignoreterm   ignore SIGTERM from now on
 //	sleep        start a child in the same process group (its pid appended to
@@ -102,6 +105,10 @@ func fakeAgent() int {
 		case "nap":
 			d, _ := time.ParseDuration(arg)
 			time.Sleep(d)
+		case "mark":
+			f, _ := os.OpenFile(os.Getenv("BATON_TEST_MARKS"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+			fmt.Fprintf(f, "%s %d %s\n", arg, time.Now().UnixNano(), dir)
+			f.Close()
 		case "pid":
 			f, _ := os.OpenFile(os.Getenv("BATON_TEST_PIDS"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 			fmt.Fprintf(f, "%d\n", os.Getpid())

@@ -3,6 +3,8 @@ package worker
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -231,7 +233,8 @@ func (r *run) claim(ctx context.Context) bool {
 	}
 	budget := time.Duration(r.rec.TimeoutMinutes)*r.w.opts.Minute + claimMargin
 	until := r.rec.StartedAt.Add(budget)
-	c, err := r.w.postComment(ctx, r.client, n, claimComment(r.w.opts.Lang, r.rec.ID, r.w.opts.Host, until), claimPrefix+r.rec.ID+" ")
+	key := newClaimKey()
+	c, err := r.w.postComment(ctx, r.client, n, claimComment(r.w.opts.Lang, key, r.w.opts.Host, until), claimKeyPrefix+key+" ")
 	if err != nil {
 		r.problem("claim: comment", err)
 		r.abandon(ctx, "claim-failed")
@@ -372,10 +375,12 @@ func (r *run) work(ctx context.Context) {
 			base = cp.Branch
 		}
 	} else {
-		// The branch and folder are named after the issue and the start
-		// time; a run killed earlier in the same second keeps its branch
-		// and worktree, so a later run takes the next free suffix.
-		name0 := strconv.Itoa(rec.Issue) + "-" + started.UTC().Format("20060102T150405Z")
+		// The branch and folder are named after the issue, the start time
+		// and a random part, so that neither the claim comment nor its
+		// time tells the branch before it is pushed; a run killed earlier
+		// with the same name keeps its branch and worktree, so a later run
+		// takes the next free suffix.
+		name0 := strconv.Itoa(rec.Issue) + "-" + started.UTC().Format("20060102T150405Z") + "-" + branchNonce()
 		stamp := name0
 		for i := 2; i < 100; i++ {
 			_, statErr := os.Stat(filepath.Join(worktreeRoot, stamp))
@@ -872,4 +877,11 @@ func (r *run) finish(ctx context.Context, out outcome) {
 var msgAppToken = i18n.Msg{
 	JA: "GitHub のトークンがユーザーを返しません（GitHub App のインストールトークン）: %s\nworker.github.app_slug にアプリのスラッグを設定してください。ワーカーはそのボット（<スラッグ>[bot]）として動きます。",
 	EN: "the GitHub token cannot tell its user (a GitHub App installation token): %s\nSet worker.github.app_slug to the app's slug; the worker then acts as its bot (<slug>[bot]).",
+}
+
+// branchNonce is the random part of a run's branch name.
+func branchNonce() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -274,10 +274,18 @@ func TestCapComment(t *testing.T) {
 
 func TestClaimComment(t *testing.T) {
 	until := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	body := claimComment(i18n.JA, "20260102T000000Z-ab12cd34", "host-1", until)
-	id, gotUntil, ok := parseClaim(body)
-	if !ok || id != "20260102T000000Z-ab12cd34" || !gotUntil.Equal(until) {
-		t.Errorf("parseClaim = %q, %v, %v; want the run id and %v", id, gotUntil, ok, until)
+	key := newClaimKey()
+	body := claimComment(i18n.JA, key, "host-1", until)
+	got, gotUntil, ok := parseClaim(body)
+	if !ok || got != key || !gotUntil.Equal(until) {
+		t.Errorf("parseClaim = %q, %v, %v; want the key and %v", got, gotUntil, ok, until)
+	}
+	if other := newClaimKey(); len(key) != 16 || other == key {
+		t.Errorf("claim keys %q, %q; want 16 random hex digits each", key, other)
+	}
+	// A claim of an earlier version, keyed by its run id, still counts.
+	if got, _, ok := parseClaim("<!-- baton:claim run=20260102T000000Z-ab12cd34 until=2026-01-02T03:04:05Z -->\nx"); !ok || got != "20260102T000000Z-ab12cd34" {
+		t.Errorf("parseClaim of an earlier claim = %q, %v; want its run id", got, ok)
 	}
 	if _, _, ok := parseClaim("quoting <!-- baton:claim run=x --> in a reply"); ok {
 		t.Errorf("a comment that only quotes a claim counts as a claim")
