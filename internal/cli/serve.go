@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -120,6 +121,8 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	queue := &sharedQueue{open: func(ctx context.Context) (*worker.Queue, error) { return openQueue(ctx, f, cfg, lang) }}
+	defer queue.Close()
 	srv, err := web.New(web.Options{
 		State:  w.state,
 		Resume: resumeOptions(w, cfg, f),
@@ -127,11 +130,10 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Routes: routes,
 		Runs:   worker.Store{Dir: workerDataDir(f)},
 		Queue: func(ctx context.Context) (*worker.QueueStatus, error) {
-			q, err := openQueue(ctx, f, cfg, lang)
+			q, err := queue.get(ctx)
 			if err != nil {
 				return nil, err
 			}
-			defer q.Close()
 			return q.Status(ctx, 200)
 		},
 		Debates:        debate.Dir{Root: cfg.DebateDir(f.Getenv), Old: cfg.DebateOldDir(f.Getenv)},
@@ -235,4 +237,38 @@ func openBrowser(ctx context.Context, u string) error {
 	}
 	go cmd.Wait()
 	return nil
+}
+
+// sharedQueue is the worker's queue of the dashboard: opened on the first
+// view that needs it and kept, with its pool, for the server's life; an
+// open that failed is tried again on the next view.
+type sharedQueue struct {
+	open func(context.Context) (*worker.Queue, error)
+
+	mu sync.Mutex
+	q  *worker.Queue
+}
+
+func (s *sharedQueue) get(ctx context.Context) (*worker.Queue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.q != nil {
+		return s.q, nil
+	}
+	q, err := s.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.q = q
+	return q, nil
+}
+
+// Close closes the queue if it was opened.
+func (s *sharedQueue) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.q != nil {
+		s.q.Close()
+		s.q = nil
+	}
 }

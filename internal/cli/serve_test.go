@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -17,8 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-cli/baton/internal/i18n"
 	"github.com/baton-cli/baton/internal/journal"
 	"github.com/baton-cli/baton/internal/state"
+	"github.com/baton-cli/baton/internal/worker"
 )
 
 // serveEnv is a fresh repository with one journal record, and a Factory
@@ -211,5 +214,38 @@ func TestServeOpen(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSharedQueueOpensOnce: the dashboard's queue views share one queue
+// (one pool): it is opened once, on the first view; an open that failed
+// is tried again on the next.
+func TestSharedQueueOpensOnce(t *testing.T) {
+	opened, fail := 0, true
+	sq := &sharedQueue{open: func(ctx context.Context) (*worker.Queue, error) {
+		opened++
+		if fail {
+			return nil, errors.New("database down")
+		}
+		return worker.OpenQueueReady(ctx, "", t.TempDir(), i18n.EN)
+	}}
+	defer sq.Close()
+	if _, err := sq.get(t.Context()); err == nil {
+		t.Fatal("get succeeded while the queue cannot be opened")
+	}
+	fail = false
+	var got []*worker.Queue
+	for range 3 {
+		q, err := sq.get(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.Status(t.Context(), 10); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, q)
+	}
+	if opened != 2 || got[0] != got[1] || got[1] != got[2] {
+		t.Errorf("opened %d times, queues %p %p %p; want one queue for every view after the failed open", opened, got[0], got[1], got[2])
 	}
 }

@@ -84,7 +84,7 @@ const (
 	// claims baton writes, whose key is a random nonce of the claim alone:
 	// it says nothing of the run, its branch or its time.
 	claimPrefix    = "<!-- baton:claim "
-	claimKeyPrefix = claimPrefix + "key="
+	claimKeyPrefix = claimPrefix + "id="
 )
 
 // MaxCommentChars is the most characters a worker comment has, under
@@ -382,7 +382,7 @@ func newClaimKey() string {
 
 // claimPattern reads a claim comment's key (a run id in the claims of
 // earlier versions) and expiry.
-var claimPattern = regexp.MustCompile(`<!-- baton:claim (?:key|run)=([A-Za-z0-9._-]+)(?: until=(\S+))? -->`)
+var claimPattern = regexp.MustCompile(`<!-- baton:claim (?:id|run)=([A-Za-z0-9._-]+)(?: until=(\S+))? -->`)
 
 // parseClaim returns the key of a claim comment and when it lapses (zero
 // when it says nothing).

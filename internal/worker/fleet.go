@@ -341,9 +341,10 @@ func enqueueIssue(ctx context.Context, client riverClient, repo string, n int) (
 }
 
 // watchDrain closes drained once the poll job pollID (0: none) has ended
-// and neither a job it enqueued nor one this session worked on is queued
-// or running, checking a few times a second. Other hosts' jobs do not
-// count.
+// and no job is queued or running that it enqueued, that this session
+// worked on, or that an earlier process of this host last ran (a run
+// killed here, which this host takes up again), checking a few times a
+// second. Other hosts' jobs do not count.
 func (w *Worker) watchDrain(ctx context.Context, client riverClient, s *session, pollID int64, drained chan<- struct{}) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
@@ -353,16 +354,26 @@ func (w *Worker) watchDrain(ctx context.Context, client riverClient, s *session,
 			return
 		case <-t.C:
 		}
-		if busy, err := ownJobsBusy(ctx, client, pollID, s.workedJobs()); err == nil && !busy {
+		if busy, err := ownJobsBusy(ctx, client, pollID, s.workedJobs(), w.opts.Host); err == nil && !busy {
 			close(drained)
 			return
 		}
 	}
 }
 
-// ownJobsBusy reports whether the poll job pollID, a job it enqueued or
-// one of worked is queued or running.
-func ownJobsBusy(ctx context.Context, client riverClient, pollID int64, worked []int64) (bool, error) {
+// ownJobsBusy reports whether the poll job pollID, a job it enqueued, one
+// of worked or one that host last ran is queued or running.
+func ownJobsBusy(ctx context.Context, client riverClient, pollID int64, worked []int64, host string) (bool, error) {
+	res, err := client.JobList(ctx, river.NewJobListParams().Kinds(IssueArgs{}.Kind()).
+		States(activeStates...).First(1000))
+	if err != nil {
+		return true, err
+	}
+	for _, j := range res.Jobs {
+		if n := len(j.AttemptedBy); n > 0 && HostOf(j.AttemptedBy[n-1]) == host {
+			return true, nil
+		}
+	}
 	ids := worked
 	if pollID != 0 {
 		res, err := client.JobList(ctx, river.NewJobListParams().IDs(pollID).States(rivertype.JobStateCompleted,
@@ -384,7 +395,7 @@ func ownJobsBusy(ctx context.Context, client riverClient, pollID int64, worked [
 	if len(ids) == 0 {
 		return false, nil
 	}
-	res, err := client.JobList(ctx, river.NewJobListParams().IDs(ids...).States(activeStates...).First(1))
+	res, err = client.JobList(ctx, river.NewJobListParams().IDs(ids...).States(activeStates...).First(1))
 	if err != nil {
 		return true, err
 	}

@@ -59,7 +59,7 @@ func FuzzParseResult(f *testing.F) {
 // not taken for a claim.
 func FuzzParseClaim(f *testing.F) {
 	f.Add("20260101T000000Z-ab12cd34", "host", "plain comment")
-	f.Add("x", "", "<!-- baton:claim key=y -->")
+	f.Add("x", "", "<!-- baton:claim id=y -->")
 	f.Fuzz(func(t *testing.T, id, host, other string) {
 		parseClaim(other)
 		if id == "" || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != "" {

@@ -85,27 +85,48 @@ type QueueStatus struct {
 	Jobs []JobView `json:"jobs"`
 }
 
-// Status lists the queue's issue jobs: counts by state and host, and the
-// latest limit jobs.
+// Status lists the queue's issue jobs: counts by state and host, counted
+// by the database over all of them, and the latest limit jobs.
 func (q *Queue) Status(ctx context.Context, limit int) (*QueueStatus, error) {
+	st := &QueueStatus{Where: q.where, Counts: map[string]map[string]int{}, Jobs: []JobView{}}
+	lastBy := "attempted_by[cardinality(attempted_by)]"
+	if q.SQLite() {
+		lastBy = "json_extract(attempted_by, '$[#-1]')"
+	}
+	rows, err := q.db.QueryContext(ctx, "SELECT state, COALESCE("+lastBy+", ''), count(*) FROM river_job WHERE kind = $1 GROUP BY 1, 2",
+		IssueArgs{}.Kind())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			state, by string
+			n         int
+		)
+		if err := rows.Scan(&state, &by, &n); err != nil {
+			return nil, err
+		}
+		if st.Counts[state] == nil {
+			st.Counts[state] = map[string]int{}
+		}
+		st.Counts[state][HostOf(by)] += n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
 	client, err := q.newClient(&river.Config{})
 	if err != nil {
 		return nil, err
 	}
 	res, err := client.JobList(ctx, river.NewJobListParams().Kinds(IssueArgs{}.Kind()).
-		OrderBy(river.JobListOrderByID, river.SortOrderDesc).First(10000))
+		OrderBy(river.JobListOrderByID, river.SortOrderDesc).First(max(limit, 1)))
 	if err != nil {
 		return nil, err
 	}
-	st := &QueueStatus{Where: q.where, Counts: map[string]map[string]int{}, Jobs: []JobView{}}
 	for _, j := range res.Jobs {
-		v := jobView(j)
-		if st.Counts[v.State] == nil {
-			st.Counts[v.State] = map[string]int{}
-		}
-		st.Counts[v.State][v.Host]++
 		if len(st.Jobs) < limit {
-			st.Jobs = append(st.Jobs, v)
+			st.Jobs = append(st.Jobs, jobView(j))
 		}
 	}
 	return st, nil

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -507,5 +508,115 @@ func TestFenceIgnoresStaleEnd(t *testing.T) {
 				t.Errorf("after attempt 2's end: attempt 2 running = %v, %v; want false (completed)", ok, err)
 			}
 		})
+	}
+}
+
+// TestQueueStatusCountsEveryJob fills a queue with more issue jobs than a
+// page: the counts by state and host cover all of them, and the jobs
+// listed are one page, newest first.
+func TestQueueStatusCountsEveryJob(t *testing.T) {
+	const total, running = 10050, 3
+	queues := map[string]func(t *testing.T) *Queue{
+		"sqlite": func(t *testing.T) *Queue {
+			q, err := OpenQueueReady(t.Context(), "", t.TempDir(), i18n.EN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return q
+		},
+		"postgres": func(t *testing.T) *Queue {
+			url := pgtest.DB(t)
+			migrateQueue(t, url)
+			q, err := OpenQueue(t.Context(), url, t.TempDir(), i18n.EN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return q
+		},
+	}
+	for name, open := range queues {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			q := open(t)
+			defer q.Close()
+			client, err := q.newClient(&river.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for from := 0; from < total; from += 1000 {
+				var batch []river.InsertManyParams
+				for n := from + 1; n <= min(from+1000, total); n++ {
+					batch = append(batch, river.InsertManyParams{Args: IssueArgs{Repo: "acme/widgets", Issue: n}})
+				}
+				many := client.(interface {
+					InsertMany(context.Context, []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
+				})
+				if _, err := many.InsertMany(ctx, batch); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The three oldest jobs run on host-b (their last attempt).
+			by := `ARRAY['host-a/1', 'host-b/2']`
+			if q.SQLite() {
+				by = `jsonb('["host-a/1","host-b/2"]')`
+			}
+			if _, err := q.db.ExecContext(ctx, "UPDATE river_job SET state = 'running', attempt = 2, attempted_by = "+by+
+				" WHERE id IN (SELECT id FROM river_job ORDER BY id LIMIT 3)"); err != nil {
+				t.Fatal(err)
+			}
+			st, err := q.Status(ctx, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]map[string]int{"available": {"": total - running}, "running": {"host-b": running}}
+			if fmt.Sprint(st.Counts) != fmt.Sprint(want) {
+				t.Errorf("counts = %v; want %v", st.Counts, want)
+			}
+			if len(st.Jobs) != 5 || st.Jobs[0].Issue != total || st.Jobs[4].Issue != total-4 {
+				t.Errorf("jobs = %+v; want the 5 newest, newest first", st.Jobs)
+			}
+		})
+	}
+}
+
+// TestCheckpointPushNeverClobbers: the agent has pushed the run's branch
+// ahead of what a checkpoint holds (from another clone, or after rewriting
+// it): the checkpoint's push is refused and the remote keeps the agent's
+// commit; once the checkpoint is on top of it, the push goes through.
+func TestCheckpointPushNeverClobbers(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	g := gitRunner{env: h.gitEnv}
+	other := filepath.Join(t.TempDir(), "agent-clone")
+	h.git(t, h.home, "clone", "-q", h.bare, other)
+	const branch = "baton/1-20260101T000000Z-0123abcd"
+	for _, dir := range []string{h.clone, other} {
+		h.git(t, dir, "checkout", "-q", "-b", branch)
+	}
+	if err := os.WriteFile(filepath.Join(other, "agent.txt"), []byte("agent\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.git(t, other, "add", "agent.txt")
+	h.git(t, other, "commit", "-q", "-m", "agent's work")
+	h.git(t, other, "push", "-q", "origin", branch)
+	agent := h.git(t, other, "rev-parse", "HEAD")
+
+	if err := os.WriteFile(filepath.Join(h.clone, "checkpoint.txt"), []byte("checkpoint\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.git(t, h.clone, "add", "checkpoint.txt")
+	h.git(t, h.clone, "commit", "-q", "-m", "checkpoint")
+	if err := g.push(t.Context(), h.clone, branch); err == nil {
+		t.Error("checkpoint push over the agent's newer push succeeded; want it refused")
+	}
+	if got := h.git(t, h.bare, "rev-parse", "refs/heads/"+branch); got != agent {
+		t.Fatalf("remote branch = %s; want the agent's %s kept", got, agent)
+	}
+	h.git(t, h.clone, "pull", "-q", "--rebase", "origin", branch)
+	if err := g.push(t.Context(), h.clone, branch); err != nil {
+		t.Fatalf("checkpoint push on top of the agent's: %v", err)
+	}
+	if got := h.git(t, h.bare, "rev-list", "--count", agent+"..refs/heads/"+branch); got != "1" {
+		t.Errorf("remote has %s commits over the agent's; want the checkpoint's 1", got)
 	}
 }
