@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,9 +42,6 @@ type agentSpec struct {
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 	// Started, when set, is told the process id as soon as the agent runs.
 	Started func(pid int)
-	// Reaper, when set, is the program the agent runs under (see
-	// ReaperMain); empty: the agent is the worker's child itself.
-	Reaper string
 }
 
 // Attempt is what one run of the agent did.
@@ -55,8 +50,7 @@ type Attempt struct {
 	Kind      string    `json:"kind"`
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at"`
-	// PID is the process id of the agent's process group leader: its
-	// reaper (see ReaperMain), or the agent itself without one.
+	// PID is the agent's process id, which is also its process group id.
 	PID int `json:"pid,omitempty"`
 	// ExitCode is the agent's exit status; -1 when it was ended by a
 	// signal or never started.
@@ -109,33 +103,15 @@ func runAgent(ctx context.Context, s agentSpec) Attempt {
 
 	stdout := newCapture(stdoutHead, stdoutTail)
 	stderr := newCapture(stderrHead, stderrTail)
-	// The agent dies with the worker: a worker killed outright leaves no
-	// agent, nor a process the agent started, to go on pushing and opening
-	// pull requests while another host takes the job over. The
-	// parent-death signal reaches only the worker's child: the reaper, which
-	// then kills the whole group; without a reaper, only the agent.
-	name, args, env := s.Command, s.Args, s.Env
-	deathSignal := syscall.SIGKILL
-	if s.Reaper != "" {
-		path := s.Command
-		if !strings.Contains(path, "/") {
-			var err error
-			if path, err = exec.LookPath(path); err != nil {
-				a.EndedAt = s.Now()
-				a.Error = err.Error()
-				return a
-			}
-		}
-		name, args = s.Reaper, append([]string{path}, s.Args...)
-		env = append(append([]string(nil), s.Env...), reaperEnv+"="+strconv.Itoa(os.Getpid()))
-		deathSignal = reaperDeathSignal
-	}
-	cmd := exec.CommandContext(runCtx, name, args...)
+	cmd := exec.CommandContext(runCtx, s.Command, s.Args...)
 	cmd.Dir = s.Dir
-	cmd.Env = env
+	cmd.Env = s.Env
 	cmd.Stdin = strings.NewReader(s.Prompt)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSignal}
+	// The agent dies with the worker: a worker killed outright leaves no
+	// agent to go on pushing and opening pull requests while another host
+	// takes the job over.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
 	var (
 		mu        sync.Mutex
