@@ -188,7 +188,11 @@ func buildWorker(opts *WorkerOptions, cfg *config.Config, lang i18n.Lang, log *s
 	if h := f.Getenv("BATON_WORKER_HOST"); h != "" {
 		host = h
 	}
+	// The agent runs under baton itself as its reaper (see
+	// worker.ReaperMain).
+	reaper, _ := f.Executable()
 	return worker.New(worker.Options{
+		Reaper:    reaper,
 		Queue:     q,
 		Minute:    workerMinute(f),
 		Config:    cfg,

@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,6 +45,9 @@ type agentSpec struct {
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 	// Started, when set, is told the process id as soon as the agent runs.
 	Started func(pid int)
+	// Reaper, when set, is the program the agent runs under (see
+	// ReaperMain); empty: the agent is the worker's child itself.
+	Reaper string
 }
 
 // Attempt is what one run of the agent did.
@@ -50,7 +56,8 @@ type Attempt struct {
 	Kind      string    `json:"kind"`
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at"`
-	// PID is the agent's process id, which is also its process group id.
+	// PID is the process id of the agent's process group leader: its
+	// reaper (see ReaperMain), or the agent itself without one.
 	PID int `json:"pid,omitempty"`
 	// ExitCode is the agent's exit status; -1 when it was ended by a
 	// signal or never started.
@@ -103,15 +110,45 @@ func runAgent(ctx context.Context, s agentSpec) Attempt {
 
 	stdout := newCapture(stdoutHead, stdoutTail)
 	stderr := newCapture(stderrHead, stderrTail)
-	cmd := exec.CommandContext(runCtx, s.Command, s.Args...)
+	// The agent dies with the worker: a worker killed outright leaves no
+	// agent, nor a process the agent started, to go on pushing and opening
+	// pull requests while another host takes the job over. The
+	// parent-death signal reaches only the worker's child: the reaper, which
+	// then kills the whole group; without a reaper, only the agent.
+	name, args, env := s.Command, s.Args, s.Env
+	var extra *os.File // the write end, the reaper's reaperStatusFD
+	deathSignal := syscall.SIGKILL
+	var status *os.File // the read end of the reaper's status pipe
+	if s.Reaper != "" {
+		// The reaper starts the agent: that it is missing is found here.
+		path, err := exec.LookPath(s.Command)
+		if err != nil {
+			a.EndedAt = s.Now()
+			a.Error = err.Error()
+			return a
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			a.EndedAt = s.Now()
+			a.Error = err.Error()
+			return a
+		}
+		defer r.Close()
+		defer w.Close()
+		status, extra = r, w
+		name, args = s.Reaper, append([]string{path}, s.Args...)
+		env = append(append([]string(nil), s.Env...), reaperEnv+"="+strconv.Itoa(os.Getpid()))
+		deathSignal = reaperDeathSignal
+	}
+	cmd := exec.CommandContext(runCtx, name, args...)
 	cmd.Dir = s.Dir
-	cmd.Env = s.Env
+	cmd.Env = env
 	cmd.Stdin = strings.NewReader(s.Prompt)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// The agent dies with the worker: a worker killed outright leaves no
-	// agent to go on pushing and opening pull requests while another host
-	// takes the job over.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: deathSignal}
+	if extra != nil {
+		cmd.ExtraFiles = []*os.File{extra}
+	}
 
 	var (
 		mu        sync.Mutex
@@ -135,6 +172,9 @@ func runAgent(ctx context.Context, s agentSpec) Attempt {
 		a.EndedAt = s.Now()
 		a.Error = err.Error()
 		return a
+	}
+	if extra != nil {
+		extra.Close() // the reaper holds it now
 	}
 	a.PID = cmd.Process.Pid
 	if s.Started != nil {
@@ -166,6 +206,17 @@ func runAgent(ctx context.Context, s agentSpec) Attempt {
 	}
 	if cmd.ProcessState != nil && !cmd.ProcessState.Exited() && !a.TimedOut && !a.Interrupted {
 		a.Error = "agent " + cmd.ProcessState.String()
+	}
+	if status != nil {
+		// The reaper has exited, and nothing else holds the pipe's
+		// write end: this read ends.
+		b, _ := io.ReadAll(io.LimitReader(status, 64))
+		if sig, ok := reaperSignal(string(b)); ok {
+			a.ExitCode = -1
+			if !a.TimedOut && !a.Interrupted {
+				a.Error = "agent signal: " + sig.String()
+			}
+		}
 	}
 
 	out, errOut := stdout.Output(), stderr.Output()

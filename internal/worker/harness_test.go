@@ -225,6 +225,7 @@ func (h *harness) options(t testing.TB, first, resume string) Options {
 		Host:         "test-host",
 		PID:          os.Getpid(),
 		Client:       h.client,
+		Reaper:       testBinary(t),
 		KillDelay:    time.Second,
 		RecheckDelay: time.Millisecond,
 		RetryDelay:   time.Millisecond,

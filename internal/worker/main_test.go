@@ -25,6 +25,7 @@ import (
 // BATON_TEST_FIRST (first run) or BATON_TEST_RESUME (a run with --continue)
 // list, comma-separated, instead of the tests.
 func TestMain(m *testing.M) {
+	ReaperMain()
 	if os.Getenv("BATON_TEST_AGENT") != "" {
 		os.Exit(fakeAgent())
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -333,4 +334,56 @@ func TestProcessSetupAndStatus(t *testing.T) {
 	if !strings.Contains(out, "Queue (") || !regexp.MustCompile(`completed\s+1\s+\(test-host 1\)`).MatchString(out) {
 		t.Errorf("status output:\n%s\nwant the queue's completed job by host", out)
 	}
+}
+
+// TestProcessKilledWorkerTakesAgentTree kills a worker outright (SIGKILL)
+// while its agent runs with a child of its own: the agent and its child are
+// gone within seconds, nothing left to push or open a pull request.
+func TestProcessKilledWorkerTakesAgentTree(t *testing.T) {
+	t.Parallel()
+	bin := buildBaton(t)
+	h := newHarness(t)
+	h.addIssue("Add export", "body")
+	cmd := h.batonProcess(t, bin, "log,sleep", "log")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pids := waitPIDs(t, filepath.Join(h.home, "pids"), 2)
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var alive []int
+		for _, pid := range pids {
+			if processAlive(pid) {
+				alive = append(alive, pid)
+			}
+		}
+		if len(alive) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("agent %d and its child %d: %v still alive 5 s after the worker was killed; want the whole tree gone", pids[0], pids[1], alive)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processAlive reports whether pid runs: it exists and is not a zombie
+// waiting for its parent.
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }

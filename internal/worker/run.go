@@ -538,6 +538,7 @@ func (r *run) agent(ctx context.Context, kind, prompt string, resume []string) A
 		KillDelay: r.w.opts.KillDelay,
 		Now:       r.w.opts.Now,
 		AfterFunc: r.w.opts.AfterFunc,
+		Reaper:    r.w.opts.Reaper,
 		Started: func(pid int) {
 			r.mu.Lock()
 			r.rec.Attempts[idx].PID = pid

@@ -74,6 +74,11 @@ type Options struct {
 	// AfterFunc schedules the deadline of an agent run, as time.AfterFunc
 	// does (the default); tests fire it when they choose.
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// Reaper is the program the agent runs under, so that everything the
+	// agent started dies with the worker: a program whose main calls
+	// ReaperMain first (baton itself). Empty: the agent runs directly and
+	// only it dies with the worker.
+	Reaper string
 	// KillDelay is the time between SIGTERM and SIGKILL at the deadline
 	// (default 5s).
 	KillDelay time.Duration
