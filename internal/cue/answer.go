@@ -241,7 +241,7 @@ func recentFailures(ctx context.Context, j *journal.Journal, q map[string]qterm,
 // nothing.
 func failureScore(q map[string]qterm, key string) int {
 	n := 0
-	for _, w := range commandWords(key) {
+	for _, w := range keyWords(key) {
 		if q[w].weight > 0 {
 			n++
 		}

@@ -341,7 +341,7 @@ func addFailures(w *writer, sc *scan, now time.Time) (commands, files int) {
 		e.Kind, e.Key = kindCommand, key
 		e.Files = pathsIn(h.last.Error)
 		ts := []string{cmdPrefix + key}
-		for _, cw := range commandWords(key) {
+		for _, cw := range keyWords(key) {
 			ts = append(ts, cmdWordPrefix+cw)
 		}
 		w.add(e, append(ts, fileTerms(e.Files)...))

@@ -24,12 +24,13 @@ const (
 	cmdWordPrefix = "%"
 )
 
-// commandWords are the words of a command key that say which command it
+// keyWords (not wtstate's commandWords, the words prose names a line by)
+// are the words of a command key that say which command it
 // is, stemmed as terms are: the script's name without its extension and
 // the subcommand ("deploy", "stag" for "deploy.sh staging"; "migr" for
 // "make migrate" and "migrate.sh"). Runners (make, npm, go, a shell) and
 // stop words say nothing of which.
-func commandWords(key string) []string {
+func keyWords(key string) []string {
 	var out []string
 	for i, f := range strings.Fields(key) {
 		if i == 0 {
